@@ -1,0 +1,69 @@
+# ozram: the one entry point.  Userspace is built by CMake into $(BUILD),
+# the kernel module by Kbuild against $(KDIR).  See README.md.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+JOBS    ?= $(shell nproc)
+
+# The kernel to build for: the running one if its headers are installed,
+# otherwise the newest Debian kernel whose headers are (linux-headers-amd64).
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
+		echo /lib/modules/$$(uname -r)/build; \
+	else \
+		ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n1; \
+	fi)
+KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
+export KDIR KVER BUILD
+
+.PHONY: all deps userspace kmod check unit-check vm-check bench bench-vm demo \
+	gpu-check install clean format checkpatch
+
+all: userspace kmod
+
+deps:
+	@tools/install-deps
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+userspace: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+kmod: deps
+	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+
+check: unit-check vm-check
+
+unit-check: userspace
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+vm-check: all
+	tests/vm/run-all
+
+bench: userspace
+	tools/ozram-bench/make-bench
+
+bench-vm: all
+	tests/vm/bench-vm
+
+demo: all
+	tests/vm/demo
+
+gpu-check: userspace
+	tests/gpu/gpu-check
+
+install: all
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) modules_install
+
+format:
+	git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format -i
+
+checkpatch:
+	$(KDIR)/scripts/checkpatch.pl --no-tree --strict -f kmod/*.c kmod/*.h shared/*.h
+
+clean:
+	rm -rf $(BUILD)
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean

@@ -1,0 +1,66 @@
+// The backend interface: one object per way of compressing a batch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "ozram/batch_result.hpp"
+#include "ozram/page.hpp"
+#include "ozram/stats.hpp"
+
+namespace ozram {
+
+// The seed calls this BackendSelection.
+enum class Backend : std::uint8_t {
+    Gpu,     // GpuBatchCompressor
+    Simd,    // liblz4 on a thread pool over every core (vectorized same-fill scan)
+    Scalar,  // liblz4 on the calling thread
+};
+using BackendSelection = Backend;
+
+[[nodiscard]] std::string_view to_string(Backend backend);
+
+// zsmalloc's huge class on x86-64 with 4 KiB pages is about 3 KiB: a page that
+// does not compress below this is stored raw, as zram does.
+inline constexpr std::size_t DEFAULT_HUGE_THRESHOLD = 3072;
+
+struct CpuConfig {
+    unsigned threads = 0;  // 0: every online core (Scalar ignores this: 1)
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
+    int lz4_acceleration = 1;  // liblz4's acceleration factor
+};
+
+class PageCompressor {
+public:
+    virtual ~PageCompressor() = default;
+
+    [[nodiscard]] virtual Backend backend() const = 0;
+
+    // Compresses pages[i] into out.pages[i].  out is reset and reused; the
+    // pointers must each address PAGE_SIZE readable bytes.
+    virtual void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) = 0;
+
+    // Restores in.pages[i] into the PAGE_SIZE bytes at pages[i].  Throws
+    // Error(EIO) naming the first page that does not decode to exactly
+    // PAGE_SIZE bytes (LZ4_decompress_safe: never reads or writes out of bounds).
+    virtual void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) = 0;
+
+    [[nodiscard]] virtual const CompressorStats& stats() const = 0;
+};
+
+// Backend::Scalar or Backend::Simd; Backend::Gpu is GpuBatchCompressor.
+[[nodiscard]] std::unique_ptr<PageCompressor> make_cpu_compressor(Backend backend,
+                                                                  const CpuConfig& config = {});
+
+// Single-page primitives shared by every backend (the GPU backend uses them
+// for pages it hands back to the CPU).
+//
+// is_same_filled(): whether the page is one 64-bit word repeated; *word gets it.
+[[nodiscard]] bool is_same_filled(const std::uint8_t* page, std::uint64_t* word);
+// Fills a page with a word (the inverse of is_same_filled()).
+void fill_page(std::uint8_t* page, std::uint64_t word);
+
+}  // namespace ozram
