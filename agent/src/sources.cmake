@@ -1,1 +1,17 @@
-# Filled in by the core library.
+# Sources of ozram_core proper: the batch types, the CPU backends and the
+# cost model.  The GPU backend adds its own in src/gpu/sources.cmake.
+target_sources(ozram_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/batch_result.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/cpu_compressor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/page_codec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/same_filled.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/thread_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model/calibration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model/cost_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model/cost_model_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model/synthetic_pages.cpp
+)
+# Headers shared between the library's own sources (not part of the API).
+target_include_directories(ozram_core PRIVATE ${CMAKE_CURRENT_LIST_DIR})

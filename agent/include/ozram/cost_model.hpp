@@ -19,6 +19,10 @@ struct LinearCost {
     }
 };
 
+// The GPU's fixed per-batch cost assumed when the model has no measured GPU
+// (launch, two copies and a synchronisation: tens of microseconds).
+inline constexpr double DEFAULT_GPU_FIXED_NS = 50'000;
+
 // The GPU's cost has three stages that overlap when batches are pipelined:
 // time(n) = fixed_ns + n * PAGE_SIZE * max(1/pcie, 1/kernel) in steady state,
 // where pcie and kernel are in bytes per ns (== GB/s).

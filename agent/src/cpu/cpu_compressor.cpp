@@ -1,0 +1,88 @@
+// CpuCompressor: splits a batch over the pool; each page goes through the
+// single-page codec into its own slot of the result.
+#include "cpu/cpu_compressor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <string>
+
+#include "ozram/error.hpp"
+
+namespace ozram {
+namespace {
+
+// Below this many pages per participant a batch is not worth a wake-up: a
+// page takes a few microseconds, about what waking a sleeping thread costs.
+constexpr std::size_t MIN_PAGES_PER_CHUNK = 16;
+// Chunks per participant: enough to even out fast (same-filled) and slow
+// (incompressible) stretches of a batch, few enough to keep claiming cheap.
+constexpr std::size_t CHUNKS_PER_PARTICIPANT = 4;
+// The last page's offset must fit CompressedPage::offset.
+constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / PAGE_SIZE;
+
+std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - since)
+                                          .count());
+}
+
+}  // namespace
+
+CpuCompressor::CpuCompressor(Backend backend, const CpuConfig& config)
+    : backend_(backend), pool_(backend == Backend::Scalar ? 1 : config.threads) {
+    encoders_.reserve(pool_.participants());
+    for (unsigned i = 0; i < pool_.participants(); ++i) {
+        encoders_.emplace_back(config.huge_threshold, config.lz4_acceleration);
+    }
+}
+
+std::size_t CpuCompressor::grain(std::size_t pages) const {
+    const std::size_t chunks = std::size_t{pool_.participants()} * CHUNKS_PER_PARTICIPANT;
+    return std::max(MIN_PAGES_PER_CHUNK, (pages + chunks - 1) / chunks);
+}
+
+void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchResult& out) {
+    const auto start = std::chrono::steady_clock::now();
+    // Page offsets are 32-bit (CompressedPage::offset): about a million pages.
+    if (pages.size() > MAX_BATCH_PAGES) {
+        throw Error(EINVAL, "compress: batch of " + std::to_string(pages.size()) +
+                                " pages exceeds the limit of " + std::to_string(MAX_BATCH_PAGES));
+    }
+    out.reset(pages.size());
+    pool_.parallel_for(
+        pages.size(), grain(pages.size()), [&](std::size_t begin, std::size_t end, unsigned slot) {
+            PageEncoder& encoder = encoders_[slot];
+            for (std::size_t i = begin; i < end; ++i) {
+                if (pages[i] == nullptr) {
+                    throw Error(EINVAL, "page " + std::to_string(i) + ": null page pointer");
+                }
+                const std::size_t offset = i * PAGE_SIZE;
+                CompressedPage page = encoder.encode(pages[i], out.payload.data() + offset);
+                page.offset = static_cast<std::uint32_t>(offset);
+                out.pages[i] = page;
+            }
+        });
+    out.total_time_ns = elapsed_ns(start);
+    out.kernel_time_ns = out.total_time_ns;
+    stats_.add(pages.size(), out.input_bytes(), out.stored_bytes(), out.total_time_ns);
+}
+
+void CpuCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {
+    if (pages.size() != in.pages.size()) {
+        throw Error(EINVAL, "decompress: " + std::to_string(in.pages.size()) +
+                                " compressed pages but " + std::to_string(pages.size()) +
+                                " destination pages");
+    }
+    pool_.parallel_for(
+        pages.size(), grain(pages.size()), [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t i = begin; i < end; ++i) {
+                if (pages[i] == nullptr) {
+                    throw Error(EINVAL, "page " + std::to_string(i) + ": null destination pointer");
+                }
+                decode_page(in, i, pages[i]);
+            }
+        });
+}
+
+}  // namespace ozram

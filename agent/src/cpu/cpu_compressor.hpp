@@ -1,0 +1,35 @@
+// The CPU backends: liblz4 on the calling thread (Scalar) or on a persistent
+// thread pool over every core (Simd).
+#pragma once
+
+#include <vector>
+
+#include "cpu/page_codec.hpp"
+#include "cpu/thread_pool.hpp"
+#include "ozram/backend.hpp"
+
+namespace ozram {
+
+// Both backends are this class: Scalar is a pool of one participant (the
+// caller, no threads), Simd a pool of CpuConfig::threads.
+class CpuCompressor final : public PageCompressor {
+  public:
+    // Validated config (see make_cpu_compressor()).
+    CpuCompressor(Backend backend, const CpuConfig& config);
+
+    [[nodiscard]] Backend backend() const override { return backend_; }
+    void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) override;
+    void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) override;
+    [[nodiscard]] const CompressorStats& stats() const override { return stats_; }
+
+  private:
+    // Pages per chunk handed to a participant.
+    [[nodiscard]] std::size_t grain(std::size_t pages) const;
+
+    Backend backend_;
+    ThreadPool pool_;
+    std::vector<PageEncoder> encoders_;  // one per pool slot
+    CompressorStats stats_;
+};
+
+}  // namespace ozram

@@ -1,0 +1,107 @@
+// Single-page encode/decode with liblz4.
+#include "cpu/page_codec.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "ozram/backend.hpp"
+#include "ozram/error.hpp"
+
+// LZ4_compress_fast_extState_fastReset() is in liblz4's static-linking API,
+// which is what the build links.
+#define LZ4_STATIC_LINKING_ONLY
+#include <lz4.h>
+
+namespace ozram {
+
+struct PageEncoder::Lz4State {
+    LZ4_stream_t stream;
+};
+
+PageEncoder::PageEncoder(std::size_t huge_threshold, int lz4_acceleration)
+    : state_(std::make_unique<Lz4State>()),
+      // The LZ4 output must stay below the threshold: comp_len <= threshold - 1.
+      capacity_(static_cast<int>(huge_threshold) - 1),
+      acceleration_(lz4_acceleration) {
+    // Initialised once here; fastReset() below then only clears what a
+    // previous page dirtied instead of the whole 16 KiB table per page.
+    LZ4_initStream(&state_->stream, sizeof(state_->stream));
+}
+
+PageEncoder::~PageEncoder() = default;
+PageEncoder::PageEncoder(PageEncoder&&) noexcept = default;
+PageEncoder& PageEncoder::operator=(PageEncoder&&) noexcept = default;
+
+CompressedPage PageEncoder::encode(const std::uint8_t* page, std::uint8_t* slot) {
+    CompressedPage out;
+    std::uint64_t word = 0;
+    if (is_same_filled(page, &word)) {
+        out.encoding = PageEncoding::SameFilled;
+        out.fill_word = word;
+        out.size = 0;
+        return out;
+    }
+    // 0 means the block did not fit in capacity_ bytes: a huge page.
+    const int compressed = LZ4_compress_fast_extState_fastReset(
+        &state_->stream, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(slot),
+        static_cast<int>(PAGE_SIZE), capacity_, acceleration_);
+    if (compressed > 0) {
+        out.encoding = PageEncoding::Lz4;
+        out.size = static_cast<std::uint32_t>(compressed);
+    } else {
+        out.encoding = PageEncoding::Raw;
+        out.size = static_cast<std::uint32_t>(PAGE_SIZE);
+        std::memcpy(slot, page, PAGE_SIZE);
+    }
+    return out;
+}
+
+namespace {
+
+[[noreturn]] void corrupt(std::size_t index, const std::string& what) {
+    throw Error(EIO, "page " + std::to_string(index) + ": " + what);
+}
+
+}  // namespace
+
+void decode_page(const BatchResult& batch, std::size_t index, std::uint8_t* page) {
+    const CompressedPage& entry = batch.pages[index];
+    // Checked in 64 bits so that offset + size cannot wrap.
+    const std::uint64_t end = std::uint64_t{entry.offset} + entry.size;
+    if (end > batch.payload.size()) {
+        corrupt(index, "bytes [" + std::to_string(entry.offset) + ", " + std::to_string(end) +
+                           ") lie outside the payload of " + std::to_string(batch.payload.size()) +
+                           " bytes");
+    }
+    const std::uint8_t* bytes = batch.payload.data() + entry.offset;
+    switch (entry.encoding) {
+        case PageEncoding::SameFilled:
+            if (entry.size != 0) {
+                corrupt(index, "same-filled page with " + std::to_string(entry.size) + " bytes");
+            }
+            fill_page(page, entry.fill_word);
+            return;
+        case PageEncoding::Raw:
+            if (entry.size != PAGE_SIZE) {
+                corrupt(index, "raw page of " + std::to_string(entry.size) + " bytes");
+            }
+            std::memcpy(page, bytes, PAGE_SIZE);
+            return;
+        case PageEncoding::Lz4: {
+            const int decoded = LZ4_decompress_safe(
+                reinterpret_cast<const char*>(bytes), reinterpret_cast<char*>(page),
+                static_cast<int>(entry.size), static_cast<int>(PAGE_SIZE));
+            if (decoded < 0) {
+                corrupt(index, "malformed LZ4 block of " + std::to_string(entry.size) + " bytes");
+            }
+            if (static_cast<std::size_t>(decoded) != PAGE_SIZE) {
+                corrupt(index, "LZ4 block decodes to " + std::to_string(decoded) +
+                                   " bytes instead of " + std::to_string(PAGE_SIZE));
+            }
+            return;
+        }
+    }
+    corrupt(index, "unknown encoding " + std::to_string(static_cast<int>(entry.encoding)));
+}
+
+}  // namespace ozram
