@@ -1,0 +1,133 @@
+# Test library for scripts run inside the VM (sourced by the init, so every
+# test script can use it directly).  Busybox sh.
+# shellcheck shell=sh
+
+# The device family under test: ozram, or stock zram (same ABI) as a sanity
+# check of the scenarios themselves.
+DEV=${DEV:-ozram}
+CONTROL=/sys/class/$DEV-control
+KVER=$(cat /etc/ozram-kver)
+MODDIR=/lib/modules/$KVER
+OZRAM_KO=/run/ozram.ko
+
+# What, in the kernel log, makes a run fail (kept in sync with tests/vm/run).
+KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption'
+
+# Field names of the stat files, in order (as zram documents them).
+MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since"
+IO_STAT_FIELDS="failed_reads failed_writes invalid_io notify_free"
+
+step() { echo "== $*"; }
+note() { echo "   $*"; }
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# check_eq ACTUAL EXPECTED WHAT
+check_eq() {
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+	note "ok: $3 = '$1'"
+}
+
+# check_cmp A OP B WHAT, OP as for test(1): -gt, -ge, -lt, -le, -ne
+check_cmp() {
+	[ "$1" "$2" "$3" ] || fail "$4: expected $1 $2 $3"
+	note "ok: $4 ($1 $2 $3)"
+}
+
+# expect_errno ERRNO CMD [ARGS...]: CMD must print ERRNO (or OK) as the last
+# line of its output, as sysfs-write does.
+#   expect_errno EBUSY sysfs-write /sys/block/ozram0/disksize 1M
+expect_errno() {
+	want=$1
+	shift
+	got=$("$@" 2>&1 | tail -n 1)
+	[ "$got" = "$want" ] || fail "$*: got '$got', expected $want"
+	note "ok: $* -> $want"
+}
+
+# sysfs_set FILE VALUE: the write must succeed.
+sysfs_set() { expect_errno OK sysfs-write "$1" "$2"; }
+
+dev() { echo "/dev/$DEV$1"; }
+sysdir() { echo "/sys/block/$DEV$1"; }
+
+# stat_field FILE NAME: one named field of mm_stat or io_stat of device 0..N
+# stat_field "$(sysdir 0)/mm_stat" same_pages
+stat_field() {
+	case ${1##*/} in
+	mm_stat) names=$MM_STAT_FIELDS ;;
+	io_stat) names=$IO_STAT_FIELDS ;;
+	*) fail "stat_field: unknown stat file $1" ;;
+	esac
+	i=1
+	for n in $names; do
+		if [ "$n" = "$2" ]; then
+			awk -v i=$i '{ print $i }' "$1"
+			return 0
+		fi
+		i=$((i + 1))
+	done
+	fail "stat_field: no field $2 in $1"
+}
+
+# dev_setup N SIZE: initialize device N with LZ4 and SIZE bytes (suffixes ok).
+# Stock zram needs lz4 chosen first (its default is lzo-rle).
+dev_setup() {
+	if [ "$DEV" = zram ]; then
+		sysfs_set "$(sysdir "$1")/comp_algorithm" lz4
+	fi
+	sysfs_set "$(sysdir "$1")/disksize" "$2"
+}
+
+dev_reset() { sysfs_set "$(sysdir "$1")/reset" 1; }
+
+md5() { md5sum "$1" | cut -d' ' -f1; }
+
+# Loads a module of the base image with its dependencies.
+load_module() { modprobe "$@" || fail "cannot load module $1"; }
+
+# Modules every run needs; zram itself is loaded only for DEV=zram.
+load_base_modules() {
+	for m in zsmalloc lz4_compress crc32c_generic ext4; do
+		modprobe $m || {
+			echo "cannot load $m"
+			return 1
+		}
+	done
+}
+
+# load_ozram [PARAM=VALUE...]: loads the module under test (num_devices=1
+# unless given), after the modules it depends on.
+load_ozram() {
+	[ $# -gt 0 ] || set -- num_devices=1
+	if [ "$DEV" = zram ]; then
+		# zram reaches LZ4 through the crypto API: crypto/lz4.ko, which the
+		# kernel would request by alias; load it directly.
+		modprobe lz4 || fail "cannot load the crypto lz4 module"
+		modprobe zram "$@" || fail "cannot load zram"
+		return 0
+	fi
+	[ -r $OZRAM_KO ] || fail "no ozram.ko in this VM (build it with 'make kmod')"
+	for d in $(modinfo -F depends $OZRAM_KO | tr ',' ' '); do
+		modprobe "$d" || fail "cannot load $d, needed by ozram.ko"
+	done
+	insmod $OZRAM_KO "$@" || fail "insmod ozram.ko $* failed"
+}
+
+unload_ozram() { rmmod "$DEV" || fail "rmmod $DEV failed"; }
+
+# The userspace agent (ozramd).  Hook: the host rejects --agent cpu until the
+# agent exists, so here AGENT is always none.
+start_agent() {
+	case ${AGENT:-none} in
+	none) return 0 ;;
+	*)
+		echo "agent '$AGENT' not available yet"
+		return 1
+		;;
+	esac
+}
+stop_agent() { :; }
