@@ -61,8 +61,8 @@ install: all
 format:
 	git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format -i
 
-checkpatch:
-	$(KDIR)/scripts/checkpatch.pl --no-tree --strict -f kmod/*.c kmod/*.h shared/*.h
+checkpatch: deps
+	tools/checkpatch
 
 clean:
 	rm -rf $(BUILD)

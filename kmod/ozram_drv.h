@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ozram: compressed RAM block device whose page compression can be
+ * offloaded to a userspace agent.  See Documentation/kmod.md.
+ */
+#ifndef OZRAM_DRV_H
+#define OZRAM_DRV_H
+
+#include <linux/atomic.h>
+#include <linux/blkdev.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+
+#include "ozram_stat.h"
+
+#define OZRAM_MAX_DEVICES	256
+#define OZRAM_SECTORS_PER_PAGE_SHIFT	(PAGE_SHIFT - SECTOR_SHIFT)
+#define OZRAM_SECTORS_PER_PAGE	BIT(OZRAM_SECTORS_PER_PAGE_SHIFT)
+#define OZRAM_LOGICAL_BLOCK_SHIFT	12
+#define OZRAM_LOGICAL_BLOCK_SIZE	BIT(OZRAM_LOGICAL_BLOCK_SHIFT)
+#define OZRAM_SECTORS_PER_LOGICAL_BLOCK \
+	(1 << (OZRAM_LOGICAL_BLOCK_SHIFT - SECTOR_SHIFT))
+
+/*
+ * The low OZRAM_FLAG_SHIFT bits of a slot's flags word hold the size of its
+ * zsmalloc object (at most PAGE_SIZE); the bits above are enum
+ * ozram_slot_flag.
+ */
+#define OZRAM_FLAG_SHIFT	(PAGE_SHIFT + 1)
+
+enum ozram_slot_flag {
+	OZRAM_SLOT_LOCK = OZRAM_FLAG_SHIFT, /* bit spinlock of the slot */
+	OZRAM_SLOT_SAME,	/* element holds the word the page repeats */
+	OZRAM_SLOT_HUGE,	/* object is the raw page */
+	OZRAM_SLOT_IDLE,	/* not accessed since the last "idle" write */
+	OZRAM_SLOT_SRC_AGENT_CPU, /* compressed by the agent on a CPU */
+	OZRAM_SLOT_SRC_AGENT_GPU, /* compressed by the agent on a GPU */
+	/*
+	 * Reserved for the offload ring: the page waits in a staging slot
+	 * (handle holds its index) for the agent to compress it.
+	 */
+	OZRAM_SLOT_STAGED,
+
+	__OZRAM_SLOT_NR_FLAGS,
+};
+
+/* One entry per page of the device. */
+struct ozram_slot {
+	union {
+		unsigned long handle;	/* zsmalloc handle */
+		unsigned long element;	/* with OZRAM_SLOT_SAME */
+	};
+	unsigned long flags;
+};
+
+struct ozram {
+	struct ozram_slot *table;
+	struct zs_pool *mem_pool;
+	struct gendisk *disk;
+	int id;
+	/* Serialises initialisation and reset against I/O and stat readers. */
+	struct rw_semaphore init_lock;
+	/* 0 while uninitialised: the disk then has no capacity. */
+	u64 disksize;
+	/* Most zsmalloc pages this device may use, 0 for no limit. */
+	unsigned long limit_pages;
+	struct ozram_stats stats;
+	/* Protected by disk->open_mutex: set while reset or removal runs. */
+	bool claim;
+};
+
+static inline bool ozram_init_done(struct ozram *oz)
+{
+	return oz->disksize != 0;
+}
+
+/* Pages that compress to this size or more are stored raw. */
+extern size_t ozram_huge_class_size;
+
+/* Device registry, shared by sysfs and netlink. */
+void ozram_devices_lock(void);
+void ozram_devices_unlock(void);
+struct ozram *ozram_find_device(int id);
+struct ozram *ozram_next_device(int *id);
+int ozram_add(void);
+int ozram_remove(struct ozram *oz);
+void ozram_forget_device(int id);
+
+/* Device state changes used by sysfs and netlink. */
+int ozram_init_device(struct ozram *oz, u64 disksize);
+void ozram_reset_device(struct ozram *oz);
+int ozram_compact(struct ozram *oz);
+void ozram_mark_idle(struct ozram *oz);
+
+/* sysfs */
+extern const struct attribute_group *ozram_disk_groups[];
+int ozram_control_register(void);
+void ozram_control_unregister(void);
+
+/* netlink */
+int ozram_genl_register(void);
+void ozram_genl_unregister(void);
+
+#endif /* OZRAM_DRV_H */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram generic netlink family: device list and statistics for any user,
+ * statistics reset and compaction for CAP_NET_ADMIN.  The ABI is
+ * shared/ozram_genl.h.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "ozram_drv.h"
+#include "ozram_genl.h"
+
+static struct genl_family ozram_genl_family;
+
+/* Only OZRAM_ATTR_DEV_ID is ever accepted from userspace. */
+static const struct nla_policy ozram_genl_policy[OZRAM_ATTR_MAX + 1] = {
+	[OZRAM_ATTR_DEV_ID] = NLA_POLICY_MAX(NLA_U32, OZRAM_MAX_DEVICES - 1),
+};
+
+static int put_u64(struct sk_buff *skb, int attr, u64 value)
+{
+	return nla_put_u64_64bit(skb, attr, value, OZRAM_ATTR_PAD);
+}
+
+static int put_ring_u64(struct sk_buff *skb, int attr, u64 value)
+{
+	return nla_put_u64_64bit(skb, attr, value, OZRAM_RING_ATTR_PAD);
+}
+
+static int ozram_genl_put_ring(struct sk_buff *skb,
+			       const struct ozram_ring_snapshot *ring)
+{
+	struct nlattr *nest = nla_nest_start(skb, OZRAM_ATTR_RING);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (put_ring_u64(skb, OZRAM_RING_ATTR_SUBMITTED, ring->submitted) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_COMPLETED, ring->completed) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_REJECTED, ring->rejected) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_TIMEOUTS, ring->timeouts) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_INLINE_FALLBACKS,
+			 ring->inline_fallbacks) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_BATCHES, ring->batches) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_OCCUPANCY, ring->occupancy)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int ozram_genl_put_stats(struct sk_buff *skb,
+				const struct ozram_snapshot *s)
+{
+	if (put_u64(skb, OZRAM_ATTR_ORIG_DATA_SIZE, s->orig_data_size) ||
+	    put_u64(skb, OZRAM_ATTR_COMPR_DATA_SIZE, s->compr_data_size) ||
+	    put_u64(skb, OZRAM_ATTR_MEM_USED_TOTAL, s->mem_used_total) ||
+	    put_u64(skb, OZRAM_ATTR_MEM_LIMIT, s->mem_limit) ||
+	    put_u64(skb, OZRAM_ATTR_MEM_USED_MAX, s->mem_used_max) ||
+	    put_u64(skb, OZRAM_ATTR_SAME_PAGES, s->same_pages) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_COMPACTED, s->pages_compacted) ||
+	    put_u64(skb, OZRAM_ATTR_HUGE_PAGES, s->huge_pages) ||
+	    put_u64(skb, OZRAM_ATTR_HUGE_PAGES_SINCE, s->huge_pages_since) ||
+	    put_u64(skb, OZRAM_ATTR_FAILED_READS, s->failed_reads) ||
+	    put_u64(skb, OZRAM_ATTR_FAILED_WRITES, s->failed_writes) ||
+	    put_u64(skb, OZRAM_ATTR_INVALID_IO, s->invalid_io) ||
+	    put_u64(skb, OZRAM_ATTR_NOTIFY_FREE, s->notify_free) ||
+	    put_u64(skb, OZRAM_ATTR_WRITESTALL, s->writestall) ||
+	    put_u64(skb, OZRAM_ATTR_MISS_FREE, s->miss_free) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_KERNEL_LZ4,
+		    s->source_pages[OZRAM_SRC_KERNEL_LZ4]) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_CPU,
+		    s->source_pages[OZRAM_SRC_AGENT_CPU]) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_GPU,
+		    s->source_pages[OZRAM_SRC_AGENT_GPU]) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_SAME_FILLED, s->same_pages) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_HUGE, s->huge_pages) ||
+	    nla_put_u8(skb, OZRAM_ATTR_AGENT_STATE,
+		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
+					   OZRAM_AGENT_DETACHED))
+		return -EMSGSIZE;
+	return ozram_genl_put_ring(skb, &s->ring);
+}
+
+static int ozram_genl_put_device(struct sk_buff *skb, struct ozram *oz,
+				 const struct ozram_snapshot *s)
+{
+	if (nla_put_u32(skb, OZRAM_ATTR_DEV_ID, oz->id) ||
+	    nla_put_string(skb, OZRAM_ATTR_DEV_NAME, oz->disk->disk_name) ||
+	    put_u64(skb, OZRAM_ATTR_DISKSIZE, s->disksize) ||
+	    nla_put_u8(skb, OZRAM_ATTR_INITSTATE, s->initstate))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ozram_genl_get_devices_dumpit(struct sk_buff *skb,
+					 struct netlink_callback *cb)
+{
+	int id = cb->args[0];
+	struct ozram_snapshot s;
+	struct ozram *oz;
+	void *hdr;
+
+	ozram_devices_lock();
+	for (; (oz = ozram_next_device(&id)); id++) {
+		ozram_snapshot(oz, &s);
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ozram_genl_family,
+				  NLM_F_MULTI, OZRAM_CMD_GET_DEVICES);
+		if (!hdr)
+			break;
+		if (ozram_genl_put_device(skb, oz, &s)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	ozram_devices_unlock();
+
+	cb->args[0] = id;
+	return skb->len;
+}
+
+static int ozram_genl_get_stats_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct ozram_snapshot total = {}, s;
+	struct sk_buff *msg;
+	struct ozram *oz;
+	u32 num_devices = 0;
+	int id, ret;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &ozram_genl_family, 0,
+				OZRAM_CMD_GET_STATS);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto out_free;
+	}
+
+	ozram_devices_lock();
+	if (info->attrs[OZRAM_ATTR_DEV_ID]) {
+		id = nla_get_u32(info->attrs[OZRAM_ATTR_DEV_ID]);
+		oz = ozram_find_device(id);
+		if (!oz) {
+			ozram_devices_unlock();
+			GENL_SET_ERR_MSG(info, "no such ozram device");
+			ret = -ENODEV;
+			goto out_free;
+		}
+		ozram_snapshot(oz, &s);
+		ret = ozram_genl_put_device(msg, oz, &s);
+		if (!ret)
+			ret = ozram_genl_put_stats(msg, &s);
+	} else {
+		for (id = 0; (oz = ozram_next_device(&id)); id++) {
+			ozram_snapshot(oz, &s);
+			ozram_snapshot_add(&total, &s);
+			num_devices++;
+		}
+		ret = nla_put_u32(msg, OZRAM_ATTR_NUM_DEVICES, num_devices);
+		if (!ret)
+			ret = ozram_genl_put_stats(msg, &total);
+	}
+	ozram_devices_unlock();
+	if (ret)
+		goto out_free;
+
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+/*
+ * Runs @fn on the device named by OZRAM_ATTR_DEV_ID, or on every device.
+ * A device-wide failure is reported only for a named device.
+ */
+static int ozram_genl_for_devices(struct genl_info *info,
+				  int (*fn)(struct ozram *oz))
+{
+	struct ozram *oz;
+	int id, ret = 0;
+
+	ozram_devices_lock();
+	if (info->attrs[OZRAM_ATTR_DEV_ID]) {
+		id = nla_get_u32(info->attrs[OZRAM_ATTR_DEV_ID]);
+		oz = ozram_find_device(id);
+		if (oz) {
+			ret = fn(oz);
+		} else {
+			GENL_SET_ERR_MSG(info, "no such ozram device");
+			ret = -ENODEV;
+		}
+	} else {
+		for (id = 0; (oz = ozram_next_device(&id)); id++)
+			fn(oz);
+	}
+	ozram_devices_unlock();
+	return ret;
+}
+
+static int ozram_genl_reset_one(struct ozram *oz)
+{
+	ozram_stats_reset_events(oz);
+	return 0;
+}
+
+static int ozram_genl_reset_stats_doit(struct sk_buff *skb,
+				       struct genl_info *info)
+{
+	return ozram_genl_for_devices(info, ozram_genl_reset_one);
+}
+
+static int ozram_genl_compact_doit(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	int ret = ozram_genl_for_devices(info, ozram_compact);
+
+	if (ret == -EINVAL)
+		GENL_SET_ERR_MSG(info, "ozram device is not initialised");
+	return ret;
+}
+
+static const struct genl_small_ops ozram_genl_ops[] = {
+	{
+		.cmd = OZRAM_CMD_GET_DEVICES,
+		.dumpit = ozram_genl_get_devices_dumpit,
+	},
+	{
+		.cmd = OZRAM_CMD_GET_STATS,
+		.doit = ozram_genl_get_stats_doit,
+	},
+	{
+		.cmd = OZRAM_CMD_RESET_STATS,
+		.doit = ozram_genl_reset_stats_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = OZRAM_CMD_COMPACT,
+		.doit = ozram_genl_compact_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family ozram_genl_family __ro_after_init = {
+	.name = OZRAM_GENL_NAME,
+	.version = OZRAM_GENL_VERSION,
+	.maxattr = OZRAM_ATTR_MAX,
+	.policy = ozram_genl_policy,
+	.module = THIS_MODULE,
+	.small_ops = ozram_genl_ops,
+	.n_small_ops = ARRAY_SIZE(ozram_genl_ops),
+	/* Every command validates strictly: unknown attributes fail. */
+	.resv_start_op = OZRAM_CMD_MAX + 1,
+};
+
+int ozram_genl_register(void)
+{
+	int ret = genl_register_family(&ozram_genl_family);
+
+	if (ret)
+		pr_err("cannot register the netlink family: %d\n", ret);
+	return ret;
+}
+
+void ozram_genl_unregister(void)
+{
+	genl_unregister_family(&ozram_genl_family);
+}

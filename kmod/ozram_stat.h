@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ozram statistics: the live counters of a device and the snapshot that
+ * sysfs and netlink both print, so the two always agree.
+ */
+#ifndef OZRAM_STAT_H
+#define OZRAM_STAT_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+struct ozram;
+
+/* Who produced the compressed object of a slot. */
+enum ozram_source {
+	OZRAM_SRC_KERNEL_LZ4,
+	OZRAM_SRC_AGENT_CPU,
+	OZRAM_SRC_AGENT_GPU,
+	OZRAM_SRC_NR,
+};
+
+struct ozram_stats {
+	atomic64_t compr_data_size;	/* bytes of stored objects */
+	atomic64_t pages_stored;	/* pages holding data */
+	atomic64_t same_pages;		/* pages stored as a repeated word */
+	atomic64_t huge_pages;		/* pages stored raw */
+	atomic64_t huge_pages_since;	/* raw stores since initialisation */
+	/* compressed pages stored, by the path that compressed them */
+	atomic64_t source_pages[OZRAM_SRC_NR];
+	atomic64_t num_reads;
+	atomic64_t num_writes;
+	atomic64_t failed_reads;
+	atomic64_t failed_writes;
+	atomic64_t invalid_io;		/* misaligned or out of range */
+	atomic64_t notify_free;		/* swap slot frees and discards */
+	atomic64_t writestall;		/* writes that had to sleep to allocate */
+	atomic64_t miss_free;		/* slot frees skipped on a busy slot */
+	atomic_long_t max_used_pages;	/* zsmalloc high-water mark */
+};
+
+/* Counters of the offload ring; all zero until the ring exists. */
+struct ozram_ring_snapshot {
+	u64 submitted;
+	u64 completed;
+	u64 rejected;
+	u64 timeouts;
+	u64 inline_fallbacks;
+	u64 batches;
+	u64 occupancy;
+};
+
+/* A consistent copy of one device's numbers, in the units of the ABI. */
+struct ozram_snapshot {
+	u64 disksize;
+	bool initstate;
+	/* mm_stat */
+	u64 orig_data_size;
+	u64 compr_data_size;
+	u64 mem_used_total;
+	u64 mem_limit;
+	u64 mem_used_max;
+	u64 same_pages;
+	u64 pages_compacted;
+	u64 huge_pages;
+	u64 huge_pages_since;
+	/* io_stat */
+	u64 failed_reads;
+	u64 failed_writes;
+	u64 invalid_io;
+	u64 notify_free;
+	/* debug_stat */
+	u64 writestall;
+	u64 miss_free;
+	/* backend_stat */
+	u64 source_pages[OZRAM_SRC_NR];
+	bool agent_attached;
+	struct ozram_ring_snapshot ring;
+};
+
+void ozram_stats_update_used_max(struct ozram_stats *stats,
+				 unsigned long pages);
+void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap);
+void ozram_snapshot_add(struct ozram_snapshot *sum,
+			const struct ozram_snapshot *snap);
+void ozram_stats_reset_events(struct ozram *oz);
+
+#endif /* OZRAM_STAT_H */

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram sysfs: the per-device attributes in /sys/block/ozramN/ and the
+ * hot_add/hot_remove control files in /sys/class/ozram-control/.
+ *
+ * Names, formats and error codes follow zram's (Documentation/ABI/).
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/zsmalloc.h>
+
+#include "ozram_drv.h"
+
+/* The only algorithm: the agent and the kernel must produce the same. */
+#define OZRAM_COMP_ALGORITHM "lz4"
+
+static struct ozram *dev_to_ozram(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t disksize_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+
+	return sysfs_emit(buf, "%llu\n", oz->disksize);
+}
+
+static ssize_t disksize_store(struct device *dev,
+			      struct device_attribute *attr, const char *buf,
+			      size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	int ret;
+
+	ret = ozram_init_device(oz, memparse(buf, NULL));
+	if (ret == -EBUSY)
+		pr_info("%s: cannot change the size of an initialised device\n",
+			oz->disk->disk_name);
+	return ret ? ret : len;
+}
+
+static ssize_t initstate_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	bool done;
+
+	down_read(&oz->init_lock);
+	done = ozram_init_done(oz);
+	up_read(&oz->init_lock);
+	return sysfs_emit(buf, "%u\n", done);
+}
+
+static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	struct gendisk *disk = oz->disk;
+	unsigned short do_reset;
+	int ret;
+
+	ret = kstrtou16(buf, 10, &do_reset);
+	if (ret)
+		return ret;
+	if (!do_reset)
+		return -EINVAL;
+
+	mutex_lock(&disk->open_mutex);
+	/* Never pull the data from under an opener, or race a removal. */
+	if (disk_openers(disk) || oz->claim) {
+		mutex_unlock(&disk->open_mutex);
+		return -EBUSY;
+	}
+	oz->claim = true;
+	mutex_unlock(&disk->open_mutex);
+
+	sync_blockdev(disk->part0);
+	ozram_reset_device(oz);
+
+	mutex_lock(&disk->open_mutex);
+	oz->claim = false;
+	mutex_unlock(&disk->open_mutex);
+	return len;
+}
+
+static ssize_t comp_algorithm_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "[%s]\n", OZRAM_COMP_ALGORITHM);
+}
+
+static ssize_t comp_algorithm_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	int ret = len;
+
+	if (!sysfs_streq(buf, OZRAM_COMP_ALGORITHM))
+		return -EINVAL;
+
+	down_read(&oz->init_lock);
+	if (ozram_init_done(oz)) {
+		pr_info("%s: cannot change the algorithm of an initialised device\n",
+			oz->disk->disk_name);
+		ret = -EBUSY;
+	}
+	up_read(&oz->init_lock);
+	return ret;
+}
+
+/* Streams are per CPU, as in zram: the value is reported, not used. */
+static ssize_t max_comp_streams_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", num_online_cpus());
+}
+
+static ssize_t max_comp_streams_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t len)
+{
+	unsigned int streams;
+
+	if (kstrtouint(buf, 10, &streams))
+		return -EINVAL;
+	return len;
+}
+
+static ssize_t mem_limit_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	char *end;
+	u64 limit;
+
+	limit = memparse(buf, &end);
+	if (buf == end)
+		return -EINVAL;
+
+	down_write(&oz->init_lock);
+	oz->limit_pages = PAGE_ALIGN(limit) >> PAGE_SHIFT;
+	up_write(&oz->init_lock);
+	return len;
+}
+
+static ssize_t mem_used_max_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	unsigned long val;
+
+	/* Only a reset to the current usage is meaningful. */
+	if (kstrtoul(buf, 10, &val) || val != 0)
+		return -EINVAL;
+
+	down_read(&oz->init_lock);
+	if (ozram_init_done(oz))
+		atomic_long_set(&oz->stats.max_used_pages,
+				zs_get_total_pages(oz->mem_pool));
+	up_read(&oz->init_lock);
+	return len;
+}
+
+static ssize_t compact_store(struct device *dev,
+			     struct device_attribute *attr, const char *buf,
+			     size_t len)
+{
+	int ret = ozram_compact(dev_to_ozram(dev));
+
+	return ret ? ret : len;
+}
+
+static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	ssize_t ret = -EINVAL;
+
+	/* No access-time tracking: "all" is the only cutoff understood. */
+	if (!sysfs_streq(buf, "all"))
+		return -EINVAL;
+
+	down_read(&oz->init_lock);
+	if (ozram_init_done(oz)) {
+		ozram_mark_idle(oz);
+		ret = len;
+	}
+	up_read(&oz->init_lock);
+	return ret;
+}
+
+static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct ozram_snapshot s;
+
+	ozram_snapshot(dev_to_ozram(dev), &s);
+	return sysfs_emit(buf,
+			  "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			  s.orig_data_size, s.compr_data_size,
+			  s.mem_used_total, s.mem_limit, s.mem_used_max,
+			  s.same_pages, s.pages_compacted, s.huge_pages,
+			  s.huge_pages_since);
+}
+
+static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct ozram_snapshot s;
+
+	ozram_snapshot(dev_to_ozram(dev), &s);
+	return sysfs_emit(buf, "%8llu %8llu %8llu %8llu\n", s.failed_reads,
+			  s.failed_writes, s.invalid_io, s.notify_free);
+}
+
+static ssize_t debug_stat_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct ozram_snapshot s;
+
+	ozram_snapshot(dev_to_ozram(dev), &s);
+	return sysfs_emit(buf, "version: 1\n%8llu %8llu\n", s.writestall,
+			  s.miss_free);
+}
+
+static ssize_t backend_stat_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct ozram_snapshot s;
+
+	ozram_snapshot(dev_to_ozram(dev), &s);
+	return sysfs_emit(buf,
+			  "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nagent: %s\n",
+			  s.source_pages[OZRAM_SRC_KERNEL_LZ4],
+			  s.source_pages[OZRAM_SRC_AGENT_CPU],
+			  s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
+			  s.huge_pages,
+			  s.agent_attached ? "attached" : "detached");
+}
+
+static DEVICE_ATTR_RW(disksize);
+static DEVICE_ATTR_RO(initstate);
+static DEVICE_ATTR_WO(reset);
+static DEVICE_ATTR_RW(comp_algorithm);
+static DEVICE_ATTR_RW(max_comp_streams);
+static DEVICE_ATTR_WO(mem_limit);
+static DEVICE_ATTR_WO(mem_used_max);
+static DEVICE_ATTR_WO(compact);
+static DEVICE_ATTR_WO(idle);
+static DEVICE_ATTR_RO(mm_stat);
+static DEVICE_ATTR_RO(io_stat);
+static DEVICE_ATTR_RO(debug_stat);
+static DEVICE_ATTR_RO(backend_stat);
+
+static struct attribute *ozram_disk_attrs[] = {
+	&dev_attr_disksize.attr,
+	&dev_attr_initstate.attr,
+	&dev_attr_reset.attr,
+	&dev_attr_comp_algorithm.attr,
+	&dev_attr_max_comp_streams.attr,
+	&dev_attr_mem_limit.attr,
+	&dev_attr_mem_used_max.attr,
+	&dev_attr_compact.attr,
+	&dev_attr_idle.attr,
+	&dev_attr_mm_stat.attr,
+	&dev_attr_io_stat.attr,
+	&dev_attr_debug_stat.attr,
+	&dev_attr_backend_stat.attr,
+	NULL,
+};
+
+static const struct attribute_group ozram_disk_group = {
+	.attrs = ozram_disk_attrs,
+};
+
+const struct attribute_group *ozram_disk_groups[] = {
+	&ozram_disk_group,
+	NULL,
+};
+
+/*
+ * Reading hot_add creates a device and returns its id, as zram's does;
+ * hence mode 0400 although it is a read.
+ */
+static ssize_t hot_add_show(struct class *class, struct class_attribute *attr,
+			    char *buf)
+{
+	int ret;
+
+	ozram_devices_lock();
+	ret = ozram_add();
+	ozram_devices_unlock();
+	if (ret < 0)
+		return ret;
+	return sysfs_emit(buf, "%d\n", ret);
+}
+
+static struct class_attribute class_attr_hot_add =
+	__ATTR(hot_add, 0400, hot_add_show, NULL);
+
+static ssize_t hot_remove_store(struct class *class,
+				struct class_attribute *attr, const char *buf,
+				size_t count)
+{
+	struct ozram *oz;
+	int ret, id;
+
+	ret = kstrtoint(buf, 10, &id);
+	if (ret)
+		return ret;
+	if (id < 0)
+		return -EINVAL;
+
+	ozram_devices_lock();
+	oz = ozram_find_device(id);
+	if (oz) {
+		ret = ozram_remove(oz);
+		if (!ret)
+			ozram_forget_device(id);
+	} else {
+		ret = -ENODEV;
+	}
+	ozram_devices_unlock();
+	return ret ? ret : count;
+}
+
+static CLASS_ATTR_WO(hot_remove);
+
+static struct attribute *ozram_control_class_attrs[] = {
+	&class_attr_hot_add.attr,
+	&class_attr_hot_remove.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ozram_control_class);
+
+static struct class ozram_control_class = {
+	.name = "ozram-control",
+	.owner = THIS_MODULE,
+	.class_groups = ozram_control_class_groups,
+};
+
+int ozram_control_register(void)
+{
+	int ret = class_register(&ozram_control_class);
+
+	if (ret)
+		pr_err("cannot register the ozram-control class: %d\n", ret);
+	return ret;
+}
+
+void ozram_control_unregister(void)
+{
+	class_unregister(&ozram_control_class);
+}
