@@ -1,0 +1,31 @@
+# The offload ring's userspace half: the transports (a library shared with
+# ozram-ringload and the tests) and the ozramd daemon.
+set(OZRAM_SHARED_INCLUDE ${PROJECT_SOURCE_DIR}/shared)
+
+add_library(ozram_ring STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/agent_queues.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/kernel_ring.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/ring_producer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/ring_view.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/shm_ring.cpp)
+target_include_directories(ozram_ring PUBLIC
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring ${CMAKE_CURRENT_LIST_DIR}/include ${OZRAM_SHARED_INCLUDE})
+# Boost.Interprocess is header-only; POSIX shared memory needs librt.
+target_link_libraries(ozram_ring PUBLIC Threads::Threads rt)
+
+# The daemon as a library, so that the tests drive its loop in-process.
+add_library(ozramd_core STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/compressor_set.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/cost_model_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/drain_loop.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/log.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/options.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/process.cpp)
+target_include_directories(ozramd_core PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src/daemon)
+target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core)
+
+add_executable(ozramd ${CMAKE_CURRENT_LIST_DIR}/src/daemon/main.cpp)
+target_compile_definitions(ozramd PRIVATE OZRAM_VERSION="${PROJECT_VERSION}")
+target_link_libraries(ozramd PRIVATE ozramd_core)
+install(TARGETS ozramd RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})

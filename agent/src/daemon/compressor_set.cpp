@@ -1,0 +1,106 @@
+#include "compressor_set.hpp"
+
+#include <vector>
+
+#include "log.hpp"
+#include "ozram/cost_model.hpp"
+#include "ozram/error.hpp"
+
+namespace ozram::daemon {
+namespace {
+
+// Pages that exercise every path of a codec: text-like, incompressible and
+// same-filled.
+std::vector<Page> warm_up_pages(std::size_t count) {
+    std::vector<Page> pages(count);
+    std::uint32_t state = 0x9e3779b9;
+    for (std::size_t i = 0; i < count; ++i) {
+        for (std::size_t b = 0; b < PAGE_SIZE; ++b) {
+            state = state * 1664525 + 1013904223;
+            switch (i % 3) {
+                case 0:
+                    pages[i][b] = static_cast<std::uint8_t>('a' + (b * 7 + i) % 13);
+                    break;
+                case 1:
+                    pages[i][b] = static_cast<std::uint8_t>(state >> 24);
+                    break;
+                default:
+                    pages[i][b] = 0;
+            }
+        }
+    }
+    return pages;
+}
+
+void warm_up(PageCompressor& compressor, const std::vector<Page>& pages) {
+    std::vector<const std::uint8_t*> pointers;
+    for (const Page& page : pages) {
+        pointers.push_back(page.data());
+    }
+    BatchResult result;
+    compressor.compress(pointers, result);
+}
+
+}  // namespace
+
+CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
+    : choice_(choice),
+      scalar_(make_cpu_compressor(Backend::Scalar, cpu)),
+      simd_(make_cpu_compressor(Backend::Simd, cpu)) {
+    if (choice == BackendChoice::Auto || choice == BackendChoice::Gpu) {
+        if (!gpu_available()) {
+            if (choice == BackendChoice::Gpu) {
+                log_warning("backend gpu: no usable GPU; compressing on the CPU");
+            }
+        } else {
+            try {
+                GpuBatchConfig config;
+                config.batch_size = max_batch;
+                config.huge_threshold = cpu.huge_threshold;
+                gpu_ = GpuBatchCompressor::create(config);
+                log_info("GPU backend on " + gpu_->device().name);
+            } catch (const Error& error) {
+                log_warning(std::string("GPU backend unavailable (") + error.what() +
+                            "); compressing on the CPU");
+            }
+        }
+    }
+    const std::vector<Page> pages = warm_up_pages(max_batch);
+    warm_up(*scalar_, pages);
+    warm_up(*simd_, pages);
+    if (gpu_) {
+        warm_up(*gpu_, pages);
+    }
+}
+
+PageCompressor& CompressorSet::pick(std::size_t pages) {
+    PageCompressor* chosen = simd_.get();
+    switch (choice_) {
+        case BackendChoice::Auto:
+            switch (select_backend(pages, gpu_ != nullptr)) {
+                case Backend::Gpu:
+                    chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : simd_.get();
+                    break;
+                case Backend::Simd:
+                    chosen = simd_.get();
+                    break;
+                case Backend::Scalar:
+                    chosen = scalar_.get();
+                    break;
+            }
+            break;
+        case BackendChoice::Cpu:
+            chosen = simd_.get();
+            break;
+        case BackendChoice::Scalar:
+            chosen = scalar_.get();
+            break;
+        case BackendChoice::Gpu:
+            chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : simd_.get();
+            break;
+    }
+    ++batches_[static_cast<std::size_t>(chosen->backend())];
+    return *chosen;
+}
+
+}  // namespace ozram::daemon

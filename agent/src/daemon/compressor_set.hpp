@@ -1,0 +1,46 @@
+// The compressors the agent can use, built once, and the choice per batch.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "config.hpp"
+#include "ozram/backend.hpp"
+#include "ozram/gpu.hpp"
+
+namespace ozram::daemon {
+
+// Where the drain loop gets the compressor for each batch.
+class CompressorPicker {
+  public:
+    virtual ~CompressorPicker() = default;
+    [[nodiscard]] virtual PageCompressor& pick(std::size_t pages) = 0;
+};
+
+class CompressorSet final : public CompressorPicker {
+  public:
+    // Builds the CPU compressors and, for backend auto or gpu, the GPU one if
+    // a device is usable (otherwise logs once and stays on the CPU).  Each is
+    // run once on `max_batch` pages so that lazy set-up happens now, not on
+    // the first batch of a system under memory pressure.
+    CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch);
+
+    // The compressor for a batch of `pages` pages: the configured backend, or
+    // select_backend() over the active cost model for backend auto.
+    [[nodiscard]] PageCompressor& pick(std::size_t pages) override;
+
+    [[nodiscard]] bool has_gpu() const { return gpu_ != nullptr; }
+    // Batches each backend compressed (indexed by Backend).
+    [[nodiscard]] const std::array<std::uint64_t, 3>& batches() const { return batches_; }
+
+  private:
+    BackendChoice choice_;
+    std::unique_ptr<PageCompressor> scalar_;
+    std::unique_ptr<PageCompressor> simd_;
+    std::unique_ptr<GpuBatchCompressor> gpu_;
+    std::array<std::uint64_t, 3> batches_{};
+};
+
+}  // namespace ozram::daemon

@@ -1,0 +1,142 @@
+#include "config.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "ozram/cost_model.hpp"
+#include "ozram/error.hpp"
+
+namespace ozram::daemon {
+namespace {
+
+std::string_view trim(std::string_view text) {
+    constexpr std::string_view BLANKS = " \t\r";
+    const std::size_t first = text.find_first_not_of(BLANKS);
+    if (first == std::string_view::npos) {
+        return {};
+    }
+    return text.substr(first, text.find_last_not_of(BLANKS) - first + 1);
+}
+
+std::uint64_t parse_unsigned(std::string_view key, std::string_view value, std::uint64_t low,
+                             std::uint64_t high) {
+    std::uint64_t number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (error != std::errc() || end != value.data() + value.size() || number < low ||
+        number > high) {
+        throw ConfigError(std::string(key) + " must be an integer in " + std::to_string(low) +
+                          ".." + std::to_string(high) + ", not '" + std::string(value) + "'");
+    }
+    return number;
+}
+
+BackendChoice parse_backend(std::string_view value) {
+    if (value == "auto") {
+        return BackendChoice::Auto;
+    }
+    if (value == "cpu") {
+        return BackendChoice::Cpu;
+    }
+    if (value == "scalar") {
+        return BackendChoice::Scalar;
+    }
+    if (value == "gpu") {
+        return BackendChoice::Gpu;
+    }
+    throw ConfigError("backend must be auto, cpu, scalar or gpu, not '" + std::string(value) + "'");
+}
+
+}  // namespace
+
+std::string_view to_string(BackendChoice choice) {
+    switch (choice) {
+        case BackendChoice::Auto:
+            return "auto";
+        case BackendChoice::Cpu:
+            return "cpu";
+        case BackendChoice::Scalar:
+            return "scalar";
+        case BackendChoice::Gpu:
+            return "gpu";
+    }
+    return "unknown";
+}
+
+void apply_setting(Config& config, std::string_view key, std::string_view value) {
+    if (key == "batch_size") {
+        config.batch_size = static_cast<std::uint32_t>(parse_unsigned(key, value, 1, 65536));
+    } else if (key == "flush_us") {
+        config.flush_us = static_cast<std::uint32_t>(parse_unsigned(key, value, 0, 1'000'000));
+    } else if (key == "threads") {
+        config.threads = static_cast<unsigned>(parse_unsigned(key, value, 0, 1024));
+    } else if (key == "backend") {
+        config.backend = parse_backend(value);
+    } else if (key == "huge_threshold") {
+        config.huge_threshold = parse_unsigned(key, value, 1, 4096);
+    } else if (key == "log_level") {
+        const auto level = parse_log_level(value);
+        if (!level) {
+            throw ConfigError("log_level must be error, warning, info or debug, not '" +
+                              std::string(value) + "'");
+        }
+        config.log_level = *level;
+    } else if (key.starts_with("cost.")) {
+        const std::string line = std::string(key.substr(5)) + " = " + std::string(value) + "\n";
+        // Checked now, against the defaults, so a typo fails at load time.
+        try {
+            (void)CostModel::parse(CostModel::defaults().serialize() + line);
+        } catch (const Error& error) {
+            throw ConfigError(std::string(key) + ": " + error.what());
+        }
+        config.cost_overrides += line;
+    } else {
+        throw ConfigError("unknown key '" + std::string(key) + "'");
+    }
+}
+
+Config parse_config(std::string_view text, const std::string& source, Config base) {
+    std::size_t line_number = 0;
+    while (!text.empty()) {
+        const std::size_t end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        ++line_number;
+        if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) {
+            line = line.substr(0, hash);
+        }
+        line = trim(line);
+        if (line.empty()) {
+            continue;
+        }
+        const std::string where = source + ":" + std::to_string(line_number) + ": ";
+        const std::size_t equals = line.find('=');
+        if (equals == std::string_view::npos) {
+            throw ConfigError(where + "expected 'key = value'");
+        }
+        try {
+            apply_setting(base, trim(line.substr(0, equals)), trim(line.substr(equals + 1)));
+        } catch (const ConfigError& error) {
+            throw ConfigError(where + error.what());
+        }
+    }
+    return base;
+}
+
+Config load_config_file(const std::string& path, bool must_exist) {
+    std::ifstream file(path);
+    if (!file) {
+        if (!must_exist && errno == ENOENT) {
+            return {};
+        }
+        throw ConfigError("cannot read " + path + ": " + std::strerror(errno != 0 ? errno : EIO));
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    return parse_config(text.str(), path);
+}
+
+}  // namespace ozram::daemon

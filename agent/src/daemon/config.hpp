@@ -1,0 +1,52 @@
+// ozramd's settings: defaults, the "key = value" configuration file, and the
+// command-line flags that override both.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "log.hpp"
+
+namespace ozram::daemon {
+
+enum class BackendChoice { Auto, Cpu, Scalar, Gpu };
+
+[[nodiscard]] std::string_view to_string(BackendChoice choice);
+
+// A bad setting: the message names the key, the value and, from a file, the line.
+class ConfigError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* DEFAULT_CONFIG_PATH = "/etc/ozram/ozramd.conf";
+
+struct Config {
+    std::uint32_t batch_size = 256;  // pages per batch at most
+    std::uint32_t flush_us = 200;    // how long a partial batch waits to fill
+    unsigned threads = 0;            // CPU backend threads, 0: every core
+    BackendChoice backend = BackendChoice::Auto;
+    std::size_t huge_threshold = 3072;  // capped by the ring's own threshold
+    LogLevel log_level = LogLevel::Info;
+    // "key = value" lines for CostModel::parse(), from the cost.* keys.
+    std::string cost_overrides;
+};
+
+// Parses a configuration text over `base`.  Throws ConfigError naming
+// `source` and the line on an unknown key or a bad value.
+[[nodiscard]] Config parse_config(std::string_view text, const std::string& source,
+                                  Config base = {});
+
+// Reads and parses a file.  A missing file is an error only if `must_exist`
+// (the default path may be absent: then the defaults apply).  Throws
+// ConfigError.
+[[nodiscard]] Config load_config_file(const std::string& path, bool must_exist);
+
+// Applies one setting, as a file line or a command-line flag would.  Throws
+// ConfigError with a message that does not name the source.
+void apply_setting(Config& config, std::string_view key, std::string_view value);
+
+}  // namespace ozram::daemon

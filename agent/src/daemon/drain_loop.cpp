@@ -1,0 +1,186 @@
+#include "drain_loop.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <string>
+#include <thread>
+
+#include "log.hpp"
+#include "ozram/error.hpp"
+
+namespace ozram::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often a waiting loop looks at the shared indices again: short enough
+// against a 200 us flush timeout, long enough not to burn a core.
+constexpr std::chrono::microseconds POLL_STEP{20};
+// How long completions wait for CQ room before they are dropped (the
+// producer then takes the slots back by its timeout).
+constexpr std::chrono::seconds CQ_ROOM_TIMEOUT{1};
+
+std::uint32_t ring_encoding(PageEncoding encoding) {
+    switch (encoding) {
+        case PageEncoding::Lz4:
+            return OZRAM_RING_ENC_LZ4;
+        case PageEncoding::Raw:
+            return OZRAM_RING_ENC_RAW;
+        case PageEncoding::SameFilled:
+            return OZRAM_RING_ENC_SAME_FILLED;
+    }
+    return 0;
+}
+
+}  // namespace
+
+DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
+    : transport_(transport),
+      queues_(transport.view()),
+      picker_(&picker),
+      batch_size_(transport.view().header.slots),
+      sqes_(transport.view().header.slots),
+      pages_(transport.view().header.slots) {
+    // Reserve the largest batch once; BatchResult::reset() keeps capacity.
+    result_.reset(transport.view().header.slots);
+}
+
+void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds flush) {
+    batch_size_ = std::clamp<std::uint32_t>(batch_size, 1, transport_.view().header.slots);
+    flush_ = flush;
+}
+
+Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
+    std::uint32_t available = queues_.pending();
+    if (available == 0) {
+        if (queues_.stopping()) {
+            return Step::Stopping;
+        }
+        if (transport_.wait_for_work(idle_timeout) == ring::Wake::ProducerGone) {
+            return Step::ProducerGone;
+        }
+        available = queues_.pending();
+        if (available == 0) {
+            return queues_.stopping() ? Step::Stopping : Step::Idle;
+        }
+    }
+    const std::uint32_t taken = std::min(fill(available), batch_size_);
+    const std::uint32_t valid = gather(taken);
+    // The entries are copied: the producer may reuse them now.
+    queues_.consume(taken);
+    if (valid == 0) {
+        return Step::Drained;
+    }
+    std::int32_t status = OZRAM_RING_STATUS_OK;
+    try {
+        picker_->pick(valid).compress(std::span<const std::uint8_t* const>(pages_.data(), valid),
+                                      result_);
+        if (result_.pages.size() != valid) {
+            throw Error(EIO, "the compressor returned " + std::to_string(result_.pages.size()) +
+                                 " pages for " + std::to_string(valid));
+        }
+    } catch (const std::system_error& error) {
+        // The producer compresses these pages itself.
+        status = -std::clamp(error.code().value(), 1, 4095);
+        log_error(std::string("batch of ") + std::to_string(valid) +
+                  " pages failed: " + error.what());
+    } catch (const std::exception& error) {
+        status = -EIO;
+        log_error(std::string("batch of ") + std::to_string(valid) +
+                  " pages failed: " + error.what());
+    }
+    complete(valid, status);
+    ++stats_.batches;
+    return Step::Drained;
+}
+
+std::uint32_t DrainLoop::fill(std::uint32_t available) {
+    if (available >= batch_size_ || flush_.count() == 0) {
+        return available;
+    }
+    const auto deadline = Clock::now() + flush_;
+    while (available < batch_size_ && !queues_.stopping()) {
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            break;
+        }
+        std::this_thread::sleep_for(std::min<Clock::duration>(POLL_STEP, deadline - now));
+        available = queues_.pending();
+    }
+    return available;
+}
+
+std::uint32_t DrainLoop::gather(std::uint32_t count) {
+    const ring::RingView& view = queues_.view();
+    std::uint32_t valid = 0;
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const ozram_ring_sqe sqe = queues_.peek(k);
+        if (ozram_ring_check_sqe(&sqe, view.header.slots) != OZRAM_RING_OK) {
+            // No slot to answer for: nothing the producer could accept.
+            ++stats_.rejected_sqes;
+            continue;
+        }
+        sqes_[valid] = sqe;
+        pages_[valid] = view.staging_slot(sqe.slot);
+        ++valid;
+    }
+    return valid;
+}
+
+bool DrainLoop::wait_for_cq_room() {
+    if (queues_.cq_space() > 0) {
+        return true;
+    }
+    // Let the producer see what is posted so far, then give it time to reap.
+    queues_.publish();
+    transport_.notify_completions();
+    const auto deadline = Clock::now() + CQ_ROOM_TIMEOUT;
+    while (queues_.cq_space() == 0) {
+        if (Clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(POLL_STEP);
+    }
+    return true;
+}
+
+void DrainLoop::complete(std::uint32_t count, std::int32_t status) {
+    const ring::RingView& view = queues_.view();
+    const std::size_t threshold = view.header.huge_threshold;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        if (!wait_for_cq_room()) {
+            stats_.dropped_cqes += count - i;
+            log_warning("the producer reaps no completions; dropped " + std::to_string(count - i));
+            break;
+        }
+        const ozram_ring_sqe& sqe = sqes_[i];
+        ozram_ring_cqe cqe{sqe.slot, sqe.generation, status, 0, 0, 0, 0};
+        if (status == OZRAM_RING_STATUS_OK) {
+            const CompressedPage& page = result_.pages[i];
+            std::uint8_t* output = view.output_slot(sqe.slot);
+            cqe.encoding = ring_encoding(page.encoding);
+            if (page.encoding == PageEncoding::SameFilled) {
+                cqe.fill = page.fill_word;
+            } else if (page.encoding == PageEncoding::Lz4 && page.size > 0 &&
+                       page.size <= threshold) {
+                std::memcpy(output, result_.bytes(page).data(), page.size);
+                cqe.length = page.size;
+            } else {
+                // Raw, or LZ4 above the ring's threshold: stored as it is.
+                std::memcpy(output, pages_[i], OZRAM_RING_PAGE_SIZE);
+                cqe.encoding = OZRAM_RING_ENC_RAW;
+                cqe.length = OZRAM_RING_PAGE_SIZE;
+            }
+            ++stats_.pages;
+            stats_.bytes_out += cqe.length;
+        } else {
+            ++stats_.failed_pages;
+        }
+        queues_.post(cqe);
+    }
+    queues_.publish();
+    transport_.notify_completions();
+}
+
+}  // namespace ozram::daemon

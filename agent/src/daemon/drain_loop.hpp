@@ -1,0 +1,67 @@
+// The agent's work: take a batch of pages from the SQ, compress it, put the
+// bytes in the output slots and the completions in the CQ.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "agent_queues.hpp"
+#include "compressor_set.hpp"
+#include "ozram/batch_result.hpp"
+#include "ring_transport.hpp"
+
+namespace ozram::daemon {
+
+struct DrainStats {
+    std::uint64_t batches = 0;
+    std::uint64_t pages = 0;          // completed with status OK
+    std::uint64_t bytes_out = 0;      // stored bytes of those pages
+    std::uint64_t failed_pages = 0;   // completed with an error status
+    std::uint64_t rejected_sqes = 0;  // SQ entries naming no slot: skipped
+    std::uint64_t dropped_cqes = 0;   // the producer never made CQ room
+};
+
+enum class Step {
+    Idle,          // nothing to do within the idle timeout
+    Drained,       // a batch was completed
+    Stopping,      // the producer is stopping and the SQ is empty: detach
+    ProducerGone,  // the producer closed the ring
+};
+
+// Every buffer is sized for the ring at construction: step() allocates
+// nothing (the compressor's own behaviour aside).
+class DrainLoop {
+  public:
+    DrainLoop(ring::RingTransport& transport, CompressorPicker& picker);
+
+    // batch_size is capped at the ring's slot count.
+    void set_batching(std::uint32_t batch_size, std::chrono::microseconds flush);
+    void set_picker(CompressorPicker& picker) { picker_ = &picker; }
+
+    // Waits up to `idle_timeout` for work, then completes at most one batch.
+    Step step(std::chrono::microseconds idle_timeout);
+
+    [[nodiscard]] const DrainStats& stats() const { return stats_; }
+    [[nodiscard]] std::uint32_t batch_size() const { return batch_size_; }
+
+  private:
+    // Waits up to the flush timeout for a partial batch to fill.
+    std::uint32_t fill(std::uint32_t available);
+    // Copies the SQ entries naming a slot into sqes_/pages_; returns their count.
+    std::uint32_t gather(std::uint32_t count);
+    void complete(std::uint32_t count, std::int32_t status);
+    bool wait_for_cq_room();
+
+    ring::RingTransport& transport_;
+    ring::AgentQueues queues_;
+    CompressorPicker* picker_;
+    std::uint32_t batch_size_;
+    std::chrono::microseconds flush_{200};
+    std::vector<ozram_ring_sqe> sqes_;
+    std::vector<const std::uint8_t*> pages_;
+    BatchResult result_;
+    DrainStats stats_;
+};
+
+}  // namespace ozram::daemon

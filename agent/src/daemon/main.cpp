@@ -1,0 +1,208 @@
+// ozramd: the agent that compresses the pages ozram.ko offloads to it.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "compressor_set.hpp"
+#include "config.hpp"
+#include "cost_model_cache.hpp"
+#include "drain_loop.hpp"
+#include "exit_status.hpp"
+#include "kernel_ring.hpp"
+#include "log.hpp"
+#include "options.hpp"
+#include "ozram/cost_model.hpp"
+#include "ozram/error.hpp"
+#include "process.hpp"
+#include "shm_ring.hpp"
+
+namespace ozram::daemon {
+namespace {
+
+// How long the loop sleeps at most without work, and so how late it sees a
+// signal when the transport's wait cannot be interrupted.
+constexpr std::chrono::milliseconds IDLE_TIMEOUT{100};
+constexpr std::chrono::milliseconds ATTACH_RETRY{100};
+
+std::unique_ptr<ring::RingTransport> attach_once(const Options& options) {
+    if (!options.shm_name.empty()) {
+        return ring::ShmRing::attach(options.shm_name);
+    }
+    return ring::KernelRing::attach(options.device_path);
+}
+
+bool ring_absent(const Error& error) {
+    const int code = error.code().value();
+    return code == ENOENT || code == ENODEV || code == ENXIO || code == EAGAIN;
+}
+
+// Attaches, or with --wait retries while the ring does not exist yet.
+std::unique_ptr<ring::RingTransport> attach(const Options& options) {
+    while (true) {
+        try {
+            return attach_once(options);
+        } catch (const ring::AbiVersionError&) {
+            throw;
+        } catch (const Error& error) {
+            if (!options.wait_for_ring || !ring_absent(error) || signal_flags().stop) {
+                throw;
+            }
+        }
+        std::this_thread::sleep_for(ATTACH_RETRY);
+    }
+}
+
+CpuConfig cpu_config(const Config& config, const ring::RingView& view) {
+    CpuConfig cpu;
+    cpu.threads = config.threads;
+    cpu.huge_threshold = std::min<std::size_t>(config.huge_threshold, view.header.huge_threshold);
+    return cpu;
+}
+
+std::unique_ptr<CompressorSet> build_compressors(const Options& options, const Config& config,
+                                                 const ring::RingView& view) {
+    set_active_cost_model(
+        load_cost_model(options.cost_model_path, options.recalibrate, config.cost_overrides));
+    return std::make_unique<CompressorSet>(config.backend, cpu_config(config, view),
+                                           view.header.slots);
+}
+
+void apply_batching(DrainLoop& loop, const Config& config) {
+    loop.set_batching(config.batch_size, std::chrono::microseconds(config.flush_us));
+    log_info("batches of up to " + std::to_string(loop.batch_size()) + " pages, flush after " +
+             std::to_string(config.flush_us) + " us, backend " +
+             std::string(to_string(config.backend)));
+}
+
+// SIGHUP: a bad file keeps the running settings.
+void reload(const Options& options, const ring::RingView& view, DrainLoop& loop,
+            std::unique_ptr<CompressorSet>& compressors) {
+    Config config;
+    try {
+        config = effective_config(options);
+    } catch (const ConfigError& error) {
+        log_error(std::string("reload: ") + error.what() + "; keeping the running settings");
+        return;
+    }
+    set_log_level(config.log_level);
+    Options cached = options;
+    cached.recalibrate = false;
+    auto fresh = build_compressors(cached, config, view);
+    loop.set_picker(*fresh);
+    compressors = std::move(fresh);
+    apply_batching(loop, config);
+    log_info("configuration reloaded");
+}
+
+int serve(const Options& options, const Config& initial) {
+    if (!pin_memory() && options.require_mlock) {
+        log_error("--require-mlock: memory could not be locked");
+        return EXIT_MLOCK;
+    }
+    std::unique_ptr<ring::RingTransport> transport;
+    try {
+        transport = attach(options);
+    } catch (const ring::AbiVersionError& error) {
+        log_error(error.what());
+        return EXIT_ABI_MISMATCH;
+    } catch (const Error& error) {
+        log_error(error.what());
+        return ring_absent(error) ? EXIT_NO_RING : EXIT_RUNTIME;
+    }
+    const ring::RingView& view = transport->view();
+    log_info("attached to " + transport->describe() + ": " + std::to_string(view.header.slots) +
+             " slots, ABI " + std::to_string(view.header.abi_major) + "." +
+             std::to_string(view.header.abi_minor));
+
+    auto compressors = build_compressors(options, initial, view);
+    DrainLoop loop(*transport, *compressors);
+    apply_batching(loop, initial);
+    report_ready(EXIT_OK);
+
+    SignalFlags& flags = signal_flags();
+    while (!flags.stop) {
+        if (flags.reload.exchange(false)) {
+            reload(options, view, loop, compressors);
+        }
+        const Step step = loop.step(IDLE_TIMEOUT);
+        if (step == Step::Stopping) {
+            log_info("the producer is stopping");
+            break;
+        }
+        if (step == Step::ProducerGone) {
+            log_info("the producer closed the ring");
+            break;
+        }
+    }
+    transport->detach();
+    const DrainStats& stats = loop.stats();
+    const auto& batches = compressors->batches();
+    log_info("detached: " + std::to_string(stats.pages) + " pages in " +
+             std::to_string(stats.batches) + " batches (gpu " + std::to_string(batches[0]) +
+             ", simd " + std::to_string(batches[1]) + ", scalar " + std::to_string(batches[2]) +
+             "), " + std::to_string(stats.bytes_out) + " bytes out, " +
+             std::to_string(stats.failed_pages) + " failed, " +
+             std::to_string(stats.rejected_sqes) + " bad submissions");
+    return EXIT_OK;
+}
+
+int run(int argc, char** argv) {
+    Options options;
+    Config config;
+    try {
+        options = parse_options(argc, argv);
+        if (options.help) {
+            std::fputs(usage_text(), stdout);
+            return EXIT_OK;
+        }
+        if (options.version) {
+            std::puts("ozramd (ozram) " OZRAM_VERSION);
+            return EXIT_OK;
+        }
+        config = effective_config(options);
+    } catch (const ConfigError& error) {
+        std::fprintf(stderr, "ozramd: %s\nTry 'ozramd --help'.\n", error.what());
+        return EXIT_USAGE;
+    }
+    set_log_level(config.log_level);
+    if (options.daemonize) {
+        try {
+            daemonize();
+        } catch (const Error& error) {
+            log_error(error.what());
+            return EXIT_RUNTIME;
+        }
+        use_syslog();
+        try {
+            write_pidfile(options.pidfile);
+        } catch (const Error& error) {
+            log_error(error.what());
+            report_ready(EXIT_RUNTIME);
+            return EXIT_RUNTIME;
+        }
+    } else if (options.syslog) {
+        use_syslog();
+    }
+    install_signal_handlers();
+    int status = EXIT_RUNTIME;
+    try {
+        status = serve(options, config);
+    } catch (const std::exception& error) {
+        log_error(error.what());
+    }
+    report_ready(status);
+    if (options.daemonize) {
+        remove_pidfile(options.pidfile);
+    }
+    return status;
+}
+
+}  // namespace
+}  // namespace ozram::daemon
+
+int main(int argc, char** argv) {
+    return ozram::daemon::run(argc, argv);
+}

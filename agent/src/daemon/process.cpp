@@ -1,0 +1,151 @@
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "log.hpp"
+#include "ozram/error.hpp"
+
+#ifndef PR_SET_IO_FLUSHER
+#define PR_SET_IO_FLUSHER 57  // Linux 5.6; older libc headers lack it
+#endif
+
+namespace ozram::daemon {
+namespace {
+
+int ready_pipe = -1;  // write end, held by the daemon until report_ready()
+
+[[noreturn]] void fail(const std::string& what) {
+    const int code = errno;
+    throw Error(code, what + ": " + std::strerror(code));
+}
+
+void on_stop(int) {
+    signal_flags().stop = true;
+}
+void on_reload(int) {
+    signal_flags().reload = true;
+}
+
+// The first parent: wait for the daemon's verdict and exit with it.
+[[noreturn]] void wait_for_daemon(int read_end) {
+    unsigned char status = EXIT_FAILURE;
+    const ssize_t got = ::read(read_end, &status, 1);
+    std::_Exit(got == 1 ? status : EXIT_FAILURE);
+}
+
+}  // namespace
+
+void daemonize() {
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) < 0) {
+        fail("pipe");
+    }
+    const pid_t first = ::fork();
+    if (first < 0) {
+        fail("fork");
+    }
+    if (first > 0) {
+        ::close(ends[1]);
+        wait_for_daemon(ends[0]);
+    }
+    ::close(ends[0]);
+    if (::setsid() < 0) {
+        fail("setsid");
+    }
+    const pid_t second = ::fork();
+    if (second < 0) {
+        fail("fork");
+    }
+    if (second > 0) {
+        std::_Exit(EXIT_SUCCESS);  // the session leader goes; no terminal can come back
+    }
+    if (::chdir("/") < 0) {
+        fail("chdir /");
+    }
+    ::umask(022);
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null < 0) {
+        fail("open /dev/null");
+    }
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    const long max_fd = ::sysconf(_SC_OPEN_MAX);
+    for (int fd = STDERR_FILENO + 1; fd < (max_fd > 0 ? max_fd : 1024); ++fd) {
+        if (fd != ends[1]) {
+            ::close(fd);
+        }
+    }
+    ready_pipe = ends[1];
+}
+
+void report_ready(int exit_status) {
+    if (ready_pipe < 0) {
+        return;
+    }
+    const auto status = static_cast<unsigned char>(exit_status);
+    (void)!::write(ready_pipe, &status, 1);
+    ::close(ready_pipe);
+    ready_pipe = -1;
+}
+
+void write_pidfile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fail("cannot write " + path);
+    }
+    const std::string text = std::to_string(::getpid()) + "\n";
+    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    if (!written) {
+        fail("cannot write " + path);
+    }
+}
+
+void remove_pidfile(const std::string& path) {
+    ::unlink(path.c_str());
+}
+
+SignalFlags& signal_flags() {
+    static SignalFlags flags;
+    return flags;
+}
+
+void install_signal_handlers() {
+    struct sigaction action {};
+    sigemptyset(&action.sa_mask);
+    action.sa_handler = on_stop;
+    ::sigaction(SIGTERM, &action, nullptr);
+    ::sigaction(SIGINT, &action, nullptr);
+    action.sa_handler = on_reload;
+    ::sigaction(SIGHUP, &action, nullptr);
+    action.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &action, nullptr);
+}
+
+bool pin_memory() {
+    bool locked = true;
+    if (::mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+        log_warning(std::string("cannot lock memory (mlockall: ") + std::strerror(errno) +
+                    "); under memory pressure the agent may itself be swapped out");
+        locked = false;
+    }
+    if (::prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0) < 0) {
+        log_warning(std::string("cannot mark the agent as an I/O flusher (PR_SET_IO_FLUSHER: ") +
+                    std::strerror(errno) + "); its allocations may enter reclaim");
+    }
+    return locked;
+}
+
+}  // namespace ozram::daemon

@@ -1,0 +1,110 @@
+#include "kernel_ring.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace ozram::ring {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+    const int code = errno;
+    throw Error(code, what + ": " + std::strerror(code));
+}
+
+void* map_or_throw(int fd, std::size_t size, int protection, std::uint64_t offset,
+                   const std::string& path) {
+    void* address = ::mmap(nullptr, size, protection, MAP_SHARED, fd, static_cast<off_t>(offset));
+    if (address == MAP_FAILED) {
+        fail("cannot map " + path);
+    }
+    return address;
+}
+
+}  // namespace
+
+std::unique_ptr<KernelRing> KernelRing::attach(const std::string& path) {
+    std::unique_ptr<KernelRing> ring(new KernelRing());
+    ring->path_ = path;
+    ring->fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (ring->fd_ < 0) {
+        fail("cannot open " + path);
+    }
+    ozram_ring_header header;
+    void* first = map_or_throw(ring->fd_, OZRAM_RING_PAGE_SIZE, PROT_READ, 0, path);
+    std::memcpy(&header, first, sizeof(header));
+    ::munmap(first, OZRAM_RING_PAGE_SIZE);
+    // The device is as large as its header says; mmap() below fails otherwise.
+    check_header(header, header.mapping_size);
+
+    ring->writable_size_ = header.staging.offset;
+    ring->writable_ =
+        map_or_throw(ring->fd_, ring->writable_size_, PROT_READ | PROT_WRITE, 0, path);
+    ring->staging_size_ = header.staging.size;
+    ring->staging_ =
+        map_or_throw(ring->fd_, ring->staging_size_, PROT_READ, header.staging.offset, path);
+    ring->view_ = RingView::locate(header, static_cast<std::uint8_t*>(ring->writable_),
+                                   static_cast<std::uint8_t*>(ring->staging_));
+    return ring;
+}
+
+KernelRing::~KernelRing() {
+    detach();
+}
+
+Wake KernelRing::wait_for_work(std::chrono::microseconds timeout) {
+    pollfd entry{fd_, POLLIN, 0};
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    const timespec limit{static_cast<time_t>(seconds.count()),
+                         static_cast<long>((timeout - seconds).count() * 1000)};
+    const int ready = ::ppoll(&entry, 1, &limit, nullptr);
+    if (ready < 0) {
+        if (errno == EINTR) {
+            return Wake::TimedOut;
+        }
+        fail("poll " + path_);
+    }
+    if (ready == 0) {
+        return Wake::TimedOut;
+    }
+    if ((entry.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        return Wake::ProducerGone;
+    }
+    return Wake::Ready;
+}
+
+void KernelRing::notify_completions() {
+    // Pairs with the producer's barrier between clearing NEED_WAKEUP and
+    // re-reading cq_tail: either it sees our tail or we see its flag.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if ((load_acquire(view_.ctrl->flags) & OZRAM_RING_F_NEED_WAKEUP) == 0) {
+        return;
+    }
+    if (::ioctl(fd_, OZRAM_RING_IOC_COMPLETE) < 0) {
+        fail("OZRAM_RING_IOC_COMPLETE on " + path_);
+    }
+}
+
+void KernelRing::detach() {
+    if (fd_ < 0) {
+        return;
+    }
+    ::ioctl(fd_, OZRAM_RING_IOC_DETACH);  // best effort: close() detaches too
+    if (staging_ != nullptr) {
+        ::munmap(staging_, staging_size_);
+    }
+    if (writable_ != nullptr) {
+        ::munmap(writable_, writable_size_);
+    }
+    staging_ = writable_ = nullptr;
+    ::close(fd_);
+    fd_ = -1;
+}
+
+}  // namespace ozram::ring

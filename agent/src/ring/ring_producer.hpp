@@ -1,0 +1,93 @@
+// The producer's side of the two queues, as the kernel module implements it:
+// slot allocation, generations, submission and the checked reaping of
+// completions.  Used by ozram-ringload and the tests, over any RingView.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "ring_view.hpp"
+
+namespace ozram::ring {
+
+class RingProducer {
+  public:
+    explicit RingProducer(const RingView& view);
+
+    // Whether stage() can take a page: a free slot and a free SQ entry.
+    [[nodiscard]] bool can_stage() const;
+    // Copies a page into a free staging slot and writes its SQ entry, not yet
+    // visible to the agent (see publish()).  `cookie` comes back with its
+    // completion.  Returns the slot.
+    std::uint32_t stage(const std::uint8_t* page, std::uint32_t device_id, std::uint64_t cookie);
+    // Makes the staged entries visible (store-release of sq_tail).
+    void publish();
+
+    // Reaps every completion posted so far.  For each completion of a slot in
+    // flight with its current generation, calls
+    //   on_completion(const ozram_ring_cqe&, ozram_ring_verdict, std::uint64_t cookie)
+    // and frees the slot: with OZRAM_RING_OK the output slot holds the bytes
+    // (copy them out before the next stage()); any other verdict is a
+    // malformed completion the caller must not use (it compresses the page
+    // itself).  Stale completions and those naming no slot are counted and
+    // dropped.  Returns the number of completions read.
+    template <typename OnCompletion>
+    std::uint32_t reap(OnCompletion&& on_completion);
+
+    // Takes back every slot in flight (the agent timed out or left) and
+    // returns their cookies; completions that arrive for them later are stale.
+    std::vector<std::uint64_t> take_back_all();
+
+    // Tells the agent that no more work will come.
+    void set_stopping();
+
+    [[nodiscard]] std::uint32_t in_flight() const { return in_flight_; }
+    [[nodiscard]] std::uint64_t stale() const { return stale_; }
+    [[nodiscard]] std::uint64_t unknown_slot() const { return unknown_slot_; }
+    [[nodiscard]] std::uint32_t generation(std::uint32_t slot) const { return generations_[slot]; }
+    [[nodiscard]] const RingView& view() const { return view_; }
+
+  private:
+    void release(std::uint32_t slot);
+
+    RingView view_;
+    std::uint32_t sq_tail_;
+    std::uint32_t cq_head_;
+    std::vector<std::uint32_t> generations_;
+    std::vector<std::uint64_t> cookies_;
+    std::vector<bool> busy_;
+    std::vector<std::uint32_t> free_slots_;
+    std::uint32_t in_flight_ = 0;
+    std::uint64_t stale_ = 0;
+    std::uint64_t unknown_slot_ = 0;
+};
+
+template <typename OnCompletion>
+std::uint32_t RingProducer::reap(OnCompletion&& on_completion) {
+    const std::uint32_t tail = load_acquire(view_.ctrl->cq_tail);
+    std::uint32_t reaped = 0;
+    while (cq_head_ != tail && reaped < view_.header.cq_entries) {
+        ozram_ring_cqe cqe;
+        std::memcpy(&cqe, &view_.cq[cq_head_ & (view_.header.cq_entries - 1)], sizeof(cqe));
+        ++cq_head_;
+        ++reaped;
+        const ozram_ring_verdict verdict = ozram_ring_check_cqe(
+            &cqe, view_.header.slots, view_.header.huge_threshold, generations_.data());
+        if (verdict == OZRAM_RING_BAD_SLOT) {
+            ++unknown_slot_;
+            continue;
+        }
+        // A slot not in flight has no current generation to match.
+        if (verdict == OZRAM_RING_STALE || !busy_[cqe.slot]) {
+            ++stale_;
+            continue;
+        }
+        on_completion(cqe, verdict, cookies_[cqe.slot]);
+        release(cqe.slot);
+    }
+    store_release(view_.ctrl->cq_head, cq_head_);
+    return reaped;
+}
+
+}  // namespace ozram::ring
