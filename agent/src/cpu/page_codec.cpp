@@ -1,6 +1,7 @@
 // Single-page encode/decode with liblz4.
 #include "cpu/page_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -18,10 +19,21 @@ struct PageEncoder::Lz4State {
     LZ4_stream_t stream;
 };
 
+namespace {
+
+// liblz4's bounded mode gives up a few bytes early: before each sequence it
+// wants room for an offset, a token and the 5 final literals it has not
+// written yet.  Granting this much beyond threshold - 1 lets every block that
+// truly fits come out, so the raw/LZ4 decision below is zram's exactly.
+constexpr std::size_t LZ4_BOUNDED_SLACK = 16;
+
+}  // namespace
+
 PageEncoder::PageEncoder(std::size_t huge_threshold, int lz4_acceleration)
     : state_(std::make_unique<Lz4State>()),
-      // The LZ4 output must stay below the threshold: comp_len <= threshold - 1.
-      capacity_(static_cast<int>(huge_threshold) - 1),
+      threshold_(huge_threshold),
+      // Never beyond the page's slot in the payload.
+      capacity_(static_cast<int>(std::min(huge_threshold - 1 + LZ4_BOUNDED_SLACK, PAGE_SIZE))),
       acceleration_(lz4_acceleration) {
     // Initialised once here; fastReset() below then only clears what a
     // previous page dirtied instead of the whole 16 KiB table per page.
@@ -41,11 +53,12 @@ CompressedPage PageEncoder::encode(const std::uint8_t* page, std::uint8_t* slot)
         out.size = 0;
         return out;
     }
-    // 0 means the block did not fit in capacity_ bytes: a huge page.
+    // 0 means the block did not fit in capacity_ bytes.  zram's rule: a page
+    // whose compressed length is >= huge_class_size is stored raw.
     const int compressed = LZ4_compress_fast_extState_fastReset(
         &state_->stream, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(slot),
         static_cast<int>(PAGE_SIZE), capacity_, acceleration_);
-    if (compressed > 0) {
+    if (compressed > 0 && static_cast<std::size_t>(compressed) < threshold_) {
         out.encoding = PageEncoding::Lz4;
         out.size = static_cast<std::uint32_t>(compressed);
     } else {

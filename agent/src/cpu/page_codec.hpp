@@ -30,7 +30,8 @@ class PageEncoder {
   private:
     struct Lz4State;
     std::unique_ptr<Lz4State> state_;
-    int capacity_;
+    std::size_t threshold_;
+    int capacity_;  // bytes LZ4 may write into the slot
     int acceleration_;
 };
 

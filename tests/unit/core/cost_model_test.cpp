@@ -1,0 +1,242 @@
+// The cost model: predictions, crossovers, the backend choice, the offload rule.
+#include "ozram/cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace ozram {
+namespace {
+
+int rank(Backend backend) {
+    switch (backend) {
+        case Backend::Scalar:
+            return 0;
+        case Backend::Simd:
+            return 1;
+        case Backend::Gpu:
+            return 2;
+    }
+    return -1;
+}
+
+CostModel example_model() {
+    CostModel model;
+    model.scalar = {.fixed_ns = 100, .per_page_ns = 4000};
+    model.simd = {.fixed_ns = 30'000, .per_page_ns = 1000};
+    model.gpu = GpuCost{.fixed_ns = 200'000, .pcie_gbps = 25.6, .kernel_gbps = 40.96};
+    return model;
+}
+
+// Restores the process-wide model after each test that changes it.
+class ActiveModelTest : public testing::Test {
+  protected:
+    void SetUp() override { saved_ = active_cost_model(); }
+    void TearDown() override { set_active_cost_model(saved_); }
+
+  private:
+    CostModel saved_;
+};
+
+TEST(CostModel, LinearPrediction) {
+    const LinearCost cost{.fixed_ns = 10, .per_page_ns = 3};
+    EXPECT_DOUBLE_EQ(cost.predict_ns(0), 10);
+    EXPECT_DOUBLE_EQ(cost.predict_ns(5), 25);
+}
+
+TEST(CostModel, GpuPredictionUsesTheSlowerStage) {
+    const GpuCost gpu{.fixed_ns = 1000, .pcie_gbps = 10, .kernel_gbps = 20};
+    EXPECT_DOUBLE_EQ(gpu.predict_ns(100), 1000 + 100 * 4096 / 10.0);
+    const GpuCost kernel_bound{.fixed_ns = 1000, .pcie_gbps = 50, .kernel_gbps = 8};
+    EXPECT_DOUBLE_EQ(kernel_bound.predict_ns(100), 1000 + 100 * 4096 / 8.0);
+    EXPECT_DOUBLE_EQ(gpu.predict_ns(0), 1000);
+}
+
+TEST(CostModel, GpuWithoutBandwidthNeverFinishes) {
+    const GpuCost dead{.fixed_ns = 1000, .pcie_gbps = 0, .kernel_gbps = 20};
+    EXPECT_TRUE(std::isinf(dead.predict_ns(1)));
+}
+
+TEST(CostModel, PredictPerBackend) {
+    CostModel model = example_model();
+    EXPECT_DOUBLE_EQ(model.predict_ns(Backend::Scalar, 10), 100 + 40'000);
+    EXPECT_DOUBLE_EQ(model.predict_ns(Backend::Simd, 10), 30'000 + 10'000);
+    EXPECT_DOUBLE_EQ(model.predict_ns(Backend::Gpu, 10), 200'000 + 10 * 4096 / 25.6);
+    model.gpu.reset();
+    EXPECT_TRUE(std::isinf(model.predict_ns(Backend::Gpu, 10)));
+}
+
+TEST(CostModel, CrossoverFollowsTheFormula) {
+    const CostModel model = example_model();
+    // n* = (F_simd - F_scalar) / (c_scalar - c_simd) = 29900 / 3000 = 9.97
+    EXPECT_EQ(model.crossover(Backend::Scalar, Backend::Simd), 10u);
+    EXPECT_GT(model.predict_ns(Backend::Simd, 9), model.predict_ns(Backend::Scalar, 9));
+    EXPECT_LT(model.predict_ns(Backend::Simd, 10), model.predict_ns(Backend::Scalar, 10));
+    // GPU per page: 4096 / 25.6 = 160 ns; n* = (200000 - 30000) / (1000 - 160) = 202.4
+    EXPECT_EQ(model.crossover(Backend::Simd, Backend::Gpu), 203u);
+}
+
+TEST(CostModel, CrossoverAtAnExactBreakEvenNeedsStrictlyFaster) {
+    CostModel model;
+    model.scalar = {.fixed_ns = 0, .per_page_ns = 2000};
+    model.simd = {.fixed_ns = 10'000, .per_page_ns = 1000};
+    // Equal at 10 pages: Simd is faster from 11 on.
+    EXPECT_EQ(model.crossover(Backend::Scalar, Backend::Simd), 11u);
+}
+
+TEST(CostModel, NoCrossoverWhenTheFasterIsNeverFaster) {
+    CostModel model = example_model();
+    EXPECT_EQ(model.crossover(Backend::Simd, Backend::Scalar), std::nullopt);
+    model.simd = model.scalar;
+    EXPECT_EQ(model.crossover(Backend::Scalar, Backend::Simd), std::nullopt);
+    model.simd.fixed_ns = 50;  // same slope, cheaper start: faster everywhere
+    EXPECT_EQ(model.crossover(Backend::Scalar, Backend::Simd), 1u);
+    model.gpu.reset();
+    EXPECT_EQ(model.crossover(Backend::Simd, Backend::Gpu), std::nullopt);
+}
+
+TEST(CostModel, SelectFollowsTheCrossovers) {
+    const CostModel model = example_model();
+    EXPECT_EQ(model.select(1, true), Backend::Scalar);
+    EXPECT_EQ(model.select(9, true), Backend::Scalar);
+    EXPECT_EQ(model.select(10, true), Backend::Simd);
+    EXPECT_EQ(model.select(202, true), Backend::Simd);
+    EXPECT_EQ(model.select(203, true), Backend::Gpu);
+    EXPECT_EQ(model.select(1'000'000, true), Backend::Gpu);
+    EXPECT_EQ(model.select(1'000'000, false), Backend::Simd);
+}
+
+// Random models over several orders of magnitude, including odd ones where a
+// plain argmin would flip back and forth.
+CostModel random_model(std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> exponent(0, 6);
+    const auto draw = [&] { return std::pow(10.0, exponent(rng)); };
+    CostModel model;
+    model.scalar = {.fixed_ns = draw(), .per_page_ns = draw()};
+    model.simd = {.fixed_ns = draw(), .per_page_ns = draw()};
+    if (rng() % 4 != 0) {
+        model.gpu =
+            GpuCost{.fixed_ns = draw(), .pcie_gbps = draw() / 1000, .kernel_gbps = draw() / 1000};
+    }
+    return model;
+}
+
+TEST(CostModel, SelectIsMonotoneInBatchSizeForManyModels) {
+    std::mt19937_64 rng(11);
+    for (int m = 0; m < 2000; ++m) {
+        const CostModel model = random_model(rng);
+        for (const bool has_gpu : {false, true}) {
+            int previous = 0;
+            for (std::size_t pages = 1; pages <= 10'000'000; pages = pages * 5 / 4 + 1) {
+                const Backend choice = model.select(pages, has_gpu);
+                ASSERT_GE(rank(choice), previous) << "model " << m << " at " << pages << " pages";
+                previous = rank(choice);
+                if (!has_gpu || !model.gpu) {
+                    ASSERT_NE(choice, Backend::Gpu) << "model " << m;
+                }
+            }
+        }
+    }
+}
+
+TEST(CostModel, SelectPicksTheFastestForLargeBatches) {
+    std::mt19937_64 rng(12);
+    for (int m = 0; m < 2000; ++m) {
+        const CostModel model = random_model(rng);
+        const std::size_t huge = 1'000'000'000'000;
+        const Backend choice = model.select(huge, true);
+        for (const Backend other : {Backend::Scalar, Backend::Simd, Backend::Gpu}) {
+            EXPECT_LE(model.predict_ns(choice, huge), model.predict_ns(other, huge))
+                << "model " << m << ": " << to_string(choice) << " vs " << to_string(other);
+        }
+    }
+}
+
+TEST(CostModel, DefaultsNeverOffload) {
+    const CostModel model = CostModel::defaults();
+    EXPECT_FALSE(model.gpu.has_value());
+    EXPECT_EQ(model.select(1, true), Backend::Scalar);
+    EXPECT_NE(model.select(1'000'000, true), Backend::Gpu);
+    EXPECT_GT(model.scalar.per_page_ns, 0);
+    EXPECT_GT(model.simd.per_page_ns, 0);
+}
+
+TEST_F(ActiveModelTest, SelectBackendUsesTheActiveModel) {
+    set_active_cost_model(example_model());
+    EXPECT_EQ(select_backend(5, true), Backend::Scalar);
+    EXPECT_EQ(select_backend(50, true), Backend::Simd);
+    EXPECT_EQ(select_backend(5000, true), Backend::Gpu);
+    EXPECT_EQ(select_backend(5000, false), Backend::Simd);
+    CostModel cpu_only = example_model();
+    cpu_only.gpu.reset();
+    set_active_cost_model(cpu_only);
+    EXPECT_EQ(select_backend(5000, true), Backend::Simd);
+}
+
+TEST_F(ActiveModelTest, PcieRuleDependsOnPageCount) {
+    set_active_cost_model(example_model());
+    EXPECT_FALSE(meets_pcie_rule(0, 64, 500));
+    EXPECT_FALSE(meets_pcie_rule(1, 64, 500));
+    EXPECT_TRUE(meets_pcie_rule(100'000, 64, 500));
+    // The switch is where 200000 + n * 4096/64 < 30000 + n * 1000:
+    // n > 170000 / 936 = 181.6.
+    EXPECT_FALSE(meets_pcie_rule(181, 64, 500));
+    EXPECT_TRUE(meets_pcie_rule(182, 64, 500));
+    // A GPU slower per page than the CPU never pays.
+    EXPECT_FALSE(meets_pcie_rule(100'000, 2, 500));
+    EXPECT_FALSE(meets_pcie_rule(100'000, 64, 0));
+}
+
+TEST_F(ActiveModelTest, PcieRuleWithoutAGpuUsesTheDefaultFixedCost) {
+    CostModel cpu_only = example_model();
+    cpu_only.gpu.reset();
+    set_active_cost_model(cpu_only);
+    // DEFAULT_GPU_FIXED_NS + n * 4096/64 < 30000 + n * 1000
+    const double n_star = (DEFAULT_GPU_FIXED_NS - 30'000) / (1000 - 4096 / 64.0);
+    const auto just_below = static_cast<std::size_t>(std::floor(n_star));
+    EXPECT_FALSE(meets_pcie_rule(1, 64, 500));
+    EXPECT_FALSE(meets_pcie_rule(just_below, 64, 500));
+    EXPECT_TRUE(meets_pcie_rule(just_below + 1, 64, 500));
+    EXPECT_TRUE(meets_pcie_rule(100'000, 64, 500));
+}
+
+TEST_F(ActiveModelTest, ConcurrentReadersSeeWholeModels) {
+    // Every installed model has fixed == per_page; a torn read would not.
+    CostModel first;
+    first.scalar = {.fixed_ns = 1, .per_page_ns = 1};
+    first.simd = {.fixed_ns = 1, .per_page_ns = 1};
+    set_active_cost_model(first);
+    std::atomic<bool> stop{false};
+    std::atomic<int> torn{0};
+    std::vector<std::thread> readers;
+    for (int r = 0; r < 2; ++r) {
+        readers.emplace_back([&] {
+            while (!stop.load()) {
+                const CostModel& model = active_cost_model();
+                if (model.scalar.fixed_ns != model.scalar.per_page_ns ||
+                    model.simd.fixed_ns != model.scalar.fixed_ns) {
+                    ++torn;
+                }
+            }
+        });
+    }
+    for (int i = 1; i <= 2000; ++i) {
+        CostModel model;
+        model.scalar = {.fixed_ns = double(i), .per_page_ns = double(i)};
+        model.simd = {.fixed_ns = double(i), .per_page_ns = 1};
+        set_active_cost_model(model);
+    }
+    stop = true;
+    for (std::thread& reader : readers) {
+        reader.join();
+    }
+    EXPECT_EQ(torn.load(), 0);
+    EXPECT_EQ(active_cost_model().scalar.fixed_ns, 2000);
+}
+
+}  // namespace
+}  // namespace ozram
