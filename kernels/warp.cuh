@@ -1,0 +1,186 @@
+// The warp abstraction: the page kernels are written once against this
+// interface and compiled twice.  Under nvcc, a Warp is the 32 threads of a CUDA
+// warp and each operation is one intrinsic.  Under a plain C++ compiler, a Warp
+// is an emulation that runs every lane-parallel section for lanes 0..31 in
+// turn, so the same algorithm runs, and is tested, on a machine without a GPU.
+//
+// The programming model has two kinds of code:
+//  - uniform code, outside any lambda: every lane computes the same values
+//    (on the host it simply runs once);
+//  - lane code, inside warp.each() / warp.ballot(): one body per lane, which
+//    gets its Lane and keeps per-lane values in Lanes<T>.
+// Rule that keeps both builds equivalent: inside one each()/ballot(), a lane
+// never reads memory that another lane writes in the same section.  Writes are
+// published to the other lanes by warp.sync() (__syncwarp on the device).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define OZRAM_KERNEL_FN __device__ inline
+#else
+#include <array>
+#include <bit>
+#include <cstring>
+#define OZRAM_KERNEL_FN inline
+#endif
+
+namespace ozram::kernels {
+
+inline constexpr unsigned WARP_SIZE = 32;
+using LaneMask = std::uint32_t;
+
+// A lane's index in its warp, 0..31.
+struct Lane {
+    unsigned id;
+};
+
+// Index (0..31) of the lowest set bit; mask must not be 0.
+OZRAM_KERNEL_FN unsigned lowest_lane(LaneMask mask) {
+#if defined(__CUDACC__)
+    return static_cast<unsigned>(__ffs(mask) - 1);
+#else
+    return static_cast<unsigned>(std::countr_zero(mask));
+#endif
+}
+
+// Index (0..31) of the highest set bit; mask must not be 0.
+OZRAM_KERNEL_FN unsigned highest_lane(LaneMask mask) {
+#if defined(__CUDACC__)
+    return 31u - static_cast<unsigned>(__clz(mask));
+#else
+    return 31u - static_cast<unsigned>(std::countl_zero(mask));
+#endif
+}
+
+// Lanes below `lane`: the mask of lanes 0..lane-1.
+OZRAM_KERNEL_FN LaneMask lanes_below(unsigned lane) {
+    return (LaneMask{1} << lane) - 1u;
+}
+
+#if defined(__CUDACC__)
+
+inline constexpr LaneMask FULL_WARP = 0xffffffffu;
+
+// One value per lane: on the device each thread holds its own lane's value.
+template <class T>
+struct Lanes {
+    T value;
+    __device__ __forceinline__ T& operator[](Lane) { return value; }
+    __device__ __forceinline__ const T& operator[](Lane) const { return value; }
+};
+
+// The calling warp.  Every lane of the warp must call each operation (the
+// kernels return from a page only as a whole warp).
+class Warp {
+  public:
+    __device__ __forceinline__ Warp() : lane_{threadIdx.x % WARP_SIZE} {}
+
+    // Runs body(lane) on every lane.
+    template <class Body>
+    __device__ __forceinline__ void each(Body&& body) const {
+        body(Lane{lane_});
+    }
+    // The mask of lanes for which pred(lane) is true.
+    template <class Pred>
+    __device__ __forceinline__ LaneMask ballot(Pred&& pred) const {
+        return __ballot_sync(FULL_WARP, pred(Lane{lane_}) ? 1 : 0);
+    }
+    // For each lane, the mask of lanes holding the same value.
+    __device__ __forceinline__ Lanes<LaneMask> match_any(const Lanes<std::uint32_t>& v) const {
+        return {__match_any_sync(FULL_WARP, v.value)};
+    }
+    // Lane `src`'s value, given to every lane.
+    template <class T>
+    __device__ __forceinline__ T broadcast(const Lanes<T>& v, unsigned src) const {
+        return __shfl_sync(FULL_WARP, v.value, static_cast<int>(src));
+    }
+    // Runs body() once for the warp (on lane 0): for small sequential writes.
+    template <class Body>
+    __device__ __forceinline__ void single(Body&& body) const {
+        if (lane_ == 0)
+            body();
+    }
+    // Makes each lane's memory writes visible to the other lanes.
+    __device__ __forceinline__ void sync() const { __syncwarp(FULL_WARP); }
+
+  private:
+    unsigned lane_;
+};
+
+// Unaligned-safe loads and stores of small words (the device faults on a
+// misaligned word access, so bytes are assembled one at a time).
+OZRAM_KERNEL_FN std::uint32_t load_u32_le(const std::uint8_t* p) {
+    return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
+           (std::uint32_t{p[3]} << 24);
+}
+// Aligned 8-byte access (p must be 8-byte aligned).
+OZRAM_KERNEL_FN std::uint64_t load_u64_aligned(const std::uint8_t* p) {
+    return *reinterpret_cast<const std::uint64_t*>(p);
+}
+OZRAM_KERNEL_FN void store_u64_aligned(std::uint8_t* p, std::uint64_t v) {
+    *reinterpret_cast<std::uint64_t*>(p) = v;
+}
+
+#else  // the host emulation
+
+template <class T>
+struct Lanes {
+    std::array<T, WARP_SIZE> values{};
+    T& operator[](Lane l) { return values[l.id]; }
+    const T& operator[](Lane l) const { return values[l.id]; }
+};
+
+class Warp {
+  public:
+    template <class Body>
+    void each(Body&& body) const {
+        for (unsigned id = 0; id < WARP_SIZE; ++id)
+            body(Lane{id});
+    }
+    template <class Pred>
+    LaneMask ballot(Pred&& pred) const {
+        LaneMask mask = 0;
+        for (unsigned id = 0; id < WARP_SIZE; ++id) {
+            if (pred(Lane{id}))
+                mask |= LaneMask{1} << id;
+        }
+        return mask;
+    }
+    Lanes<LaneMask> match_any(const Lanes<std::uint32_t>& v) const {
+        Lanes<LaneMask> groups;
+        for (unsigned a = 0; a < WARP_SIZE; ++a) {
+            for (unsigned b = 0; b < WARP_SIZE; ++b) {
+                if (v.values[a] == v.values[b])
+                    groups.values[a] |= LaneMask{1} << b;
+            }
+        }
+        return groups;
+    }
+    template <class T>
+    T broadcast(const Lanes<T>& v, unsigned src) const {
+        return v.values[src];
+    }
+    template <class Body>
+    void single(Body&& body) const {
+        body();
+    }
+    void sync() const {}
+};
+
+inline std::uint32_t load_u32_le(const std::uint8_t* p) {
+    return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
+           (std::uint32_t{p[3]} << 24);
+}
+inline std::uint64_t load_u64_aligned(const std::uint8_t* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+inline void store_u64_aligned(std::uint8_t* p, std::uint64_t v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+#endif
+
+}  // namespace ozram::kernels

@@ -1,0 +1,144 @@
+// The compression kernel, run through the emulated warp: every output is a
+// valid LZ4 block that liblz4 decodes to the input, the flags are right, and
+// the ratio keeps up with LZ4_compress_default.
+#include <gtest/gtest.h>
+#include <lz4.h>
+
+#include <cstring>
+#include <map>
+
+#include "host_codec.hpp"
+
+namespace ozram::testing {
+namespace {
+
+constexpr std::uint32_t DEFAULT_THRESHOLD = 3072;
+constexpr std::size_t REAL_PAGES = 400;
+
+bool reference_same_filled(const TestPage& page, std::uint64_t& word) {
+    std::memcpy(&word, page.data(), 8);
+    for (std::size_t i = 8; i < page.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, &page[i], 8);
+        if (w != word)
+            return false;
+    }
+    return true;
+}
+
+int liblz4_size(const TestPage& page) {
+    std::vector<char> out(LZ4_compressBound(page.size()));
+    return LZ4_compress_default(reinterpret_cast<const char*>(page.data()), out.data(),
+                                static_cast<int>(page.size()), static_cast<int>(out.size()));
+}
+
+const std::vector<NamedPage>& corpus() {
+    static const std::vector<NamedPage> pages = page_corpus(REAL_PAGES);
+    return pages;
+}
+
+TEST(KernelCompress, CorpusHasEveryKind) {
+    std::map<std::string, int> kinds;
+    for (const auto& page : corpus())
+        ++kinds[page.kind];
+    for (const char* kind : {"zero", "same-filled", "random", "text", "mixed", "periodic", "real"})
+        EXPECT_GT(kinds[kind], 0) << kind;
+    EXPECT_GE(kinds["real"], 300);
+}
+
+TEST(KernelCompress, EveryPageDecodesWithLiblz4AndIsFlaggedRight) {
+    std::size_t lz4_pages = 0;
+    for (const auto& [kind, page] : corpus()) {
+        SCOPED_TRACE(kind);
+        const auto result = compress_on_host(page, DEFAULT_THRESHOLD);
+        ASSERT_EQ(result.descriptor.status, kernels::PAGE_OK);
+        std::uint64_t word = 0;
+        if (reference_same_filled(page, word)) {
+            EXPECT_EQ(result.descriptor.code, kernels::PAGE_SAME_FILLED);
+            EXPECT_EQ(result.descriptor.fill_word, word);
+            EXPECT_EQ(result.descriptor.size, 0u);
+            continue;
+        }
+        if (result.descriptor.code == kernels::PAGE_RAW) {
+            EXPECT_EQ(result.descriptor.size, kernels::PAGE_BYTES);
+            EXPECT_EQ(0, std::memcmp(result.bytes.data(), page.data(), page.size()));
+            // Raw only when liblz4 does not do (much) better either.
+            EXPECT_GE(liblz4_size(page), static_cast<int>(DEFAULT_THRESHOLD * 0.98));
+            continue;
+        }
+        ASSERT_EQ(result.descriptor.code, kernels::PAGE_LZ4);
+        ++lz4_pages;
+        EXPECT_GT(result.descriptor.size, 0u);
+        EXPECT_LT(result.descriptor.size, DEFAULT_THRESHOLD);
+        TestPage decoded{};
+        const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(result.bytes.data()),
+                                          reinterpret_cast<char*>(decoded.data()),
+                                          static_cast<int>(result.bytes.size()),
+                                          static_cast<int>(decoded.size()));
+        ASSERT_EQ(n, static_cast<int>(kernels::PAGE_BYTES));
+        ASSERT_EQ(decoded, page);
+    }
+    EXPECT_GT(lz4_pages, 200u);
+}
+
+TEST(KernelCompress, RandomPagesAreRaw) {
+    for (std::uint64_t seed = 100; seed < 110; ++seed) {
+        const auto result = compress_on_host(random_page(seed), DEFAULT_THRESHOLD);
+        EXPECT_EQ(result.descriptor.code, kernels::PAGE_RAW);
+    }
+}
+
+TEST(KernelCompress, ZeroAndSameFilledPagesCarryTheirWord) {
+    EXPECT_EQ(compress_on_host(zero_page(), DEFAULT_THRESHOLD).descriptor.code,
+              kernels::PAGE_SAME_FILLED);
+    const auto result = compress_on_host(same_filled_page(0x1122334455667788ull), 0);
+    EXPECT_EQ(result.descriptor.code, kernels::PAGE_SAME_FILLED);
+    EXPECT_EQ(result.descriptor.fill_word, 0x1122334455667788ull);
+}
+
+TEST(KernelCompress, HugeThresholdDecidesRaw) {
+    const TestPage page = text_page(7);
+    const auto full = compress_on_host(page, kernels::PAGE_BYTES + 1);
+    ASSERT_EQ(full.descriptor.code, kernels::PAGE_LZ4);
+    // Exactly at the compressed size: raw (size >= threshold); one above: LZ4.
+    EXPECT_EQ(compress_on_host(page, full.descriptor.size).descriptor.code, kernels::PAGE_RAW);
+    EXPECT_EQ(compress_on_host(page, full.descriptor.size + 1).descriptor.code, kernels::PAGE_LZ4);
+    EXPECT_EQ(compress_on_host(page, 0).descriptor.code, kernels::PAGE_RAW);
+}
+
+// Aggregate compressed size against LZ4_compress_default (acceleration 1) on
+// the pages that matter: within 2%.  Deterministic: a size count, not a timing.
+void expect_ratio_close_to_liblz4(const char* kind) {
+    std::uint64_t ours = 0, theirs = 0;
+    std::size_t pages = 0;
+    for (const auto& page : corpus()) {
+        if (page.kind != kind)
+            continue;
+        std::uint64_t word;
+        if (reference_same_filled(page.bytes, word))
+            continue;
+        const auto result = compress_on_host(page.bytes, kernels::PAGE_BYTES + 1);
+        ours += result.descriptor.size;
+        theirs += std::min<std::uint64_t>(liblz4_size(page.bytes), kernels::PAGE_BYTES);
+        ++pages;
+    }
+    ASSERT_GT(pages, 0u);
+    const double ratio = static_cast<double>(ours) / static_cast<double>(theirs);
+    std::printf("%s: %zu pages, ours %llu bytes, liblz4 %llu bytes, ours/liblz4 = %.4f\n", kind,
+                pages, static_cast<unsigned long long>(ours),
+                static_cast<unsigned long long>(theirs), ratio);
+    EXPECT_LE(ratio, 1.02);
+}
+
+TEST(KernelCompress, TextRatioWithinTwoPercentOfLiblz4) {
+    expect_ratio_close_to_liblz4("text");
+}
+TEST(KernelCompress, RealRatioWithinTwoPercentOfLiblz4) {
+    expect_ratio_close_to_liblz4("real");
+}
+TEST(KernelCompress, MixedRatioWithinTwoPercentOfLiblz4) {
+    expect_ratio_close_to_liblz4("mixed");
+}
+
+}  // namespace
+}  // namespace ozram::testing

@@ -1,0 +1,41 @@
+// The host emulation of the warp behaves like the CUDA intrinsics it stands for.
+#include "warp.cuh"
+
+#include <gtest/gtest.h>
+
+namespace ozram::kernels {
+namespace {
+
+TEST(EmulatedWarp, BallotSetsOneBitPerTrueLane) {
+    const Warp warp;
+    EXPECT_EQ(warp.ballot([](Lane l) { return l.id % 2 == 1; }), 0xaaaaaaaau);
+    EXPECT_EQ(warp.ballot([](Lane) { return false; }), 0u);
+    EXPECT_EQ(warp.ballot([](Lane l) { return l.id == 31; }), 0x80000000u);
+}
+
+TEST(EmulatedWarp, MatchAnyGroupsEqualValues) {
+    const Warp warp;
+    Lanes<std::uint32_t> values;
+    warp.each([&](Lane l) { values[l] = l.id % 3; });
+    const Lanes<LaneMask> groups = warp.match_any(values);
+    EXPECT_EQ(groups[Lane{0}], 0x49249249u);
+    EXPECT_EQ(groups[Lane{4}], 0x92492492u);
+    EXPECT_EQ(groups[Lane{5}], 0x24924924u);
+}
+
+TEST(EmulatedWarp, BroadcastAndLaneMasks) {
+    const Warp warp;
+    Lanes<std::uint32_t> values;
+    warp.each([&](Lane l) { values[l] = 100 + l.id; });
+    EXPECT_EQ(warp.broadcast(values, 17), 117u);
+    EXPECT_EQ(lowest_lane(0x00f0u), 4u);
+    EXPECT_EQ(highest_lane(0x00f0u), 7u);
+    EXPECT_EQ(lanes_below(0), 0u);
+    EXPECT_EQ(lanes_below(31), 0x7fffffffu);
+    int calls = 0;
+    warp.single([&] { ++calls; });
+    EXPECT_EQ(calls, 1);
+}
+
+}  // namespace
+}  // namespace ozram::kernels
