@@ -167,6 +167,8 @@ static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 		}
 		ret = nla_put_u32(msg, OZRAM_ATTR_NUM_DEVICES, num_devices);
 		if (!ret)
+			ret = put_u64(msg, OZRAM_ATTR_DISKSIZE, total.disksize);
+		if (!ret)
 			ret = ozram_genl_put_stats(msg, &total);
 	}
 	ozram_devices_unlock();

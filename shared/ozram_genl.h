@@ -27,7 +27,8 @@ enum ozram_genl_cmd {
 	/*
 	 * Do: statistics of the device named by OZRAM_ATTR_DEV_ID, or the sum
 	 * over every device when the attribute is absent (then
-	 * OZRAM_ATTR_NUM_DEVICES says how many were summed).
+	 * OZRAM_ATTR_NUM_DEVICES says how many were summed, and
+	 * OZRAM_ATTR_DISKSIZE is the sum of their sizes).
 	 */
 	OZRAM_CMD_GET_STATS,
 	/*

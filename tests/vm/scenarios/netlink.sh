@@ -1,0 +1,138 @@
+# vm: --mem 256
+# The generic netlink family "ozram": its numbers equal the sysfs numbers
+# after a known workload, GET_DEVICES follows hot_add/hot_remove, totals are
+# sums over devices, the policy is strict, and the state-changing commands
+# need CAP_NET_ADMIN while the reads are open to every user.
+
+if [ "$DEV" != ozram ]; then
+	note "SKIPPED: the netlink family is ozram's own (DEV=$DEV)"
+	exit 0
+fi
+
+S=$(sysdir 0)
+D=$(dev 0)
+NL=ozram-genl-dump
+
+# nl_field KEY: one key of the last "$NL stats" output saved in /tmp/nl.txt
+nl_field() {
+	v=$(sed -n "s/^$1=//p" /tmp/nl.txt)
+	[ -n "$v" ] || fail "netlink answer has no $1: $(cat /tmp/nl.txt)"
+	echo "$v"
+}
+
+# backend_field NAME: one line of backend_stat
+backend_field() { sed -n "s/^$1: //p" "$S/backend_stat"; }
+
+step "the family answers before initialization"
+$NL devices >/tmp/devs.txt
+cat /tmp/devs.txt
+check_eq "$(tail -n 1 /tmp/devs.txt)" OK "GET_DEVICES status"
+check_eq "$(grep -c '^id=0 name=ozram0 disksize=0 initstate=0$' /tmp/devs.txt)" 1 \
+	"GET_DEVICES lists the uninitialized ozram0"
+
+step "a known workload"
+dev_setup 0 64M
+pagegen --pages 512 --kind text --seed 7 >/tmp/text.bin
+pagegen --pages 100 --kind zero >/tmp/zero.bin
+pagegen --pages 64 --kind random --seed 3 >/tmp/random.bin
+dd if=/tmp/text.bin of=$D bs=4096 oflag=direct 2>/dev/null
+dd if=/tmp/zero.bin of=$D bs=4096 seek=512 oflag=direct 2>/dev/null
+dd if=/tmp/random.bin of=$D bs=4096 seek=612 oflag=direct 2>/dev/null
+# Discard the last 8 random pages: notify_free counts them.
+blkdiscard -o $((668 * 4096)) -l $((8 * 4096)) $D
+dd if=$D of=/dev/null bs=4096 count=676 iflag=direct 2>/dev/null
+check_eq "$(stat_field $S/mm_stat orig_data_size)" $((668 * 4096)) \
+	"orig_data_size after 676 pages written and 8 discarded"
+
+step "GET_STATS of ozram0 equals sysfs"
+$NL stats 0 >/tmp/nl.txt
+cat /tmp/nl.txt
+check_eq "$(tail -n 1 /tmp/nl.txt)" OK "GET_STATS status"
+check_eq "$(nl_field id)" 0 "id"
+check_eq "$(nl_field name)" ozram0 "name"
+check_eq "$(nl_field disksize)" "$(cat $S/disksize)" "disksize"
+check_eq "$(nl_field initstate)" 1 "initstate"
+for f in $MM_STAT_FIELDS; do
+	check_eq "$(nl_field $f)" "$(stat_field $S/mm_stat $f)" "netlink $f = mm_stat $f"
+done
+for f in $IO_STAT_FIELDS; do
+	check_eq "$(nl_field $f)" "$(stat_field $S/io_stat $f)" "netlink $f = io_stat $f"
+done
+check_eq "$(nl_field notify_free)" 8 "notify_free counts the discarded pages"
+check_eq "$(nl_field writestall) $(nl_field miss_free)" \
+	"$(tail -n 1 $S/debug_stat | awk '{ print $1, $2 }')" "debug_stat"
+for f in kernel_lz4 agent_cpu agent_gpu same_filled huge; do
+	check_eq "$(nl_field $f)" "$(backend_field $f)" "netlink $f = backend_stat $f"
+done
+check_eq "$(nl_field agent)" "$(backend_field agent)" "agent state"
+check_eq "$(nl_field agent)" detached "no agent attached"
+check_cmp "$(nl_field same_filled)" -ge 100 "the zero pages are same-filled"
+check_cmp "$(nl_field huge)" -ge 1 "random pages are huge"
+check_cmp "$(nl_field kernel_lz4)" -ge 1 "text pages compressed in the kernel"
+check_eq "$(($(nl_field kernel_lz4) + $(nl_field agent_cpu) + $(nl_field agent_gpu) + \
+	$(nl_field same_filled) + $(nl_field huge)))" 668 "the paths add up to the pages stored"
+for f in submitted completed rejected timeouts inline_fallbacks batches occupancy; do
+	check_eq "$(nl_field ring.$f)" 0 "ring.$f without a ring"
+done
+
+step "reads are open to every user"
+$NL --as-nobody stats 0 >/tmp/nobody.txt
+check_eq "$(tail -n 1 /tmp/nobody.txt)" OK "GET_STATS as uid 65534"
+check_eq "$(sed -n 's/^orig_data_size=//p' /tmp/nobody.txt)" $((668 * 4096)) \
+	"orig_data_size as uid 65534"
+check_eq "$($NL --as-nobody devices | tail -n 1)" OK "GET_DEVICES as uid 65534"
+
+step "state changes need CAP_NET_ADMIN"
+expect_errno EPERM $NL --as-nobody compact 0
+expect_errno EPERM $NL --as-nobody compact
+expect_errno EPERM $NL --as-nobody reset-stats 0
+expect_errno EPERM $NL --as-nobody reset-stats
+check_eq "$(stat_field $S/io_stat notify_free)" 8 "a refused reset-stats changed nothing"
+expect_errno OK $NL compact 0
+expect_errno OK $NL compact
+expect_errno OK $NL reset-stats 0
+check_eq "$(stat_field $S/io_stat notify_free)" 0 "reset-stats cleared notify_free"
+check_eq "$(stat_field $S/mm_stat mem_used_max)" "$(stat_field $S/mm_stat mem_used_total)" \
+	"reset-stats restarted mem_used_max"
+check_eq "$(stat_field $S/mm_stat orig_data_size)" $((668 * 4096)) \
+	"reset-stats kept the stored data's counters"
+check_eq "$(dd if=$D bs=4096 count=512 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/text.bin)" "data after compact and reset-stats"
+
+step "the policy is strict"
+expect_errno ENODEV $NL stats 200
+expect_errno ENODEV $NL compact 200
+expect_errno ERANGE $NL stats 100000
+expect_errno EINVAL $NL --extra-attr stats 0
+
+step "hot-added devices appear in GET_DEVICES and in the totals"
+id=$(cat $CONTROL/hot_add)
+check_cmp "$id" -ge 1 "hot_add id"
+$NL devices >/tmp/devs.txt
+cat /tmp/devs.txt
+check_eq "$(grep -c "^id=$id name=ozram$id disksize=0 initstate=0$" /tmp/devs.txt)" 1 \
+	"GET_DEVICES lists ozram$id"
+check_eq "$(grep -c '^id=' /tmp/devs.txt)" 2 "two devices listed"
+expect_errno EINVAL $NL compact $id
+dev_setup $id 16M
+dd if=/tmp/text.bin of=$(dev $id) bs=4096 count=50 oflag=direct 2>/dev/null
+check_eq "$($NL devices | grep -c "^id=$id name=ozram$id disksize=16777216 initstate=1$")" 1 \
+	"GET_DEVICES shows ozram$id initialized"
+$NL stats >/tmp/nl.txt
+cat /tmp/nl.txt
+check_eq "$(nl_field num_devices)" 2 "the total covers two devices"
+for f in orig_data_size compr_data_size mem_used_total same_pages huge_pages; do
+	a=$(stat_field $S/mm_stat $f)
+	b=$(stat_field "$(sysdir $id)/mm_stat" $f)
+	check_eq "$(nl_field $f)" $((a + b)) "total $f is the sum over devices"
+done
+check_eq "$(nl_field disksize)" $((64 * 1048576 + 16 * 1048576)) "total disksize"
+
+step "hot-removed devices disappear"
+dev_reset $id
+sysfs_set $CONTROL/hot_remove $id
+check_eq "$($NL devices | grep -c '^id=')" 1 "one device listed after hot_remove"
+expect_errno ENODEV $NL stats $id
+dev_reset 0
+check_eq "$($NL devices | grep -c '^id=0 name=ozram0 disksize=0 initstate=0$')" 1 \
+	"GET_DEVICES shows the reset ozram0"
