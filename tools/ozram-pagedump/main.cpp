@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "options.hpp"
 #include "page_writer.hpp"
+#include "pagedump_options.hpp"
 #include "process_dumper.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "pagedump_options.hpp"
 
 #include <charconv>
 #include <string>

@@ -1,0 +1,52 @@
+#include "bench_options.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ozram::bench {
+namespace {
+
+TEST(BenchOptions, Defaults) {
+    const auto o = parse_options({"--input", "c.bin"});
+    EXPECT_EQ(o.input, "c.bin");
+    EXPECT_EQ(o.backend, BackendChoice::All);
+    EXPECT_EQ(o.threads, 0U);
+    EXPECT_EQ(o.batch, 1024U);
+    EXPECT_EQ(o.repeats, 5U);
+    EXPECT_EQ(o.max_pages, 0U);
+    EXPECT_EQ(o.format, OutputFormat::Table);
+}
+
+TEST(BenchOptions, ParsesEverything) {
+    const auto o = parse_options({"--input", "c.bin", "--backend", "scalar", "--threads", "8",
+                                  "--batch", "16", "--repeat", "3", "--max-pages", "100", "--csv"});
+    EXPECT_EQ(o.backend, BackendChoice::Scalar);
+    EXPECT_EQ(o.threads, 8U);
+    EXPECT_EQ(o.batch, 16U);
+    EXPECT_EQ(o.repeats, 3U);
+    EXPECT_EQ(o.max_pages, 100U);
+    EXPECT_EQ(o.format, OutputFormat::Csv);
+    EXPECT_EQ(parse_options({"--input", "x", "--backend", "gpu", "--json"}).format,
+              OutputFormat::Json);
+    EXPECT_EQ(parse_options({"--input", "x", "--backend", "cpu"}).backend, BackendChoice::Cpu);
+}
+
+TEST(BenchOptions, ModesWithoutInput) {
+    EXPECT_TRUE(parse_options({"--help"}).help);
+    EXPECT_TRUE(parse_options({"--print-crossover"}).print_crossover);
+}
+
+TEST(BenchOptions, BadCommandLinesAreUsageErrors) {
+    EXPECT_THROW((void)parse_options({}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--backend", "tpu"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "0"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "99999999"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--threads", "0"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "-1"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "2x"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--json", "--csv"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "extra"}), UsageError);
+}
+
+}  // namespace
+}  // namespace ozram::bench

@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "report.hpp"
+
+namespace ozram::bench {
+namespace {
+
+Measurement sample() {
+    return Measurement{.backend = "liblz4-16",
+                       .threads = 16,
+                       .batch = 1024,
+                       .repeats = 5,
+                       .pages = 2048,
+                       .bytes_in = 2048 * 4096,
+                       .bytes_out = 2048 * 1024,
+                       .compress_gbps = 3.25,
+                       .decompress_gbps = 12.5,
+                       .verified_pages = 2047,
+                       .mismatches = 1};
+}
+
+std::size_t count(const std::string& text, char c) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), c));
+}
+
+TEST(BenchReport, JsonRowHasEveryKey) {
+    const auto row = json_row(sample());
+    for (const char* key :
+         {"backend", "pages", "bytes_in", "bytes_out", "ratio", "compress_gbps", "decompress_gbps",
+          "verified_pages", "mismatches", "threads", "batch", "repeats"}) {
+        EXPECT_NE(row.find("\"" + std::string(key) + "\": "), std::string::npos) << key;
+    }
+    EXPECT_NE(row.find("\"backend\": \"liblz4-16\""), std::string::npos);
+    EXPECT_NE(row.find("\"ratio\": 4.0000"), std::string::npos);
+    EXPECT_NE(row.find("\"mismatches\": 1}"), std::string::npos);
+    EXPECT_EQ(row.front(), '{');
+    EXPECT_EQ(count(row, '\n'), 0U);
+}
+
+TEST(BenchReport, InfiniteRatioIsJsonNull) {
+    auto m = sample();
+    m.bytes_out = 0;
+    EXPECT_NE(json_row(m).find("\"ratio\": null"), std::string::npos);
+    EXPECT_NE(csv_row(m).find(",inf,"), std::string::npos);
+}
+
+TEST(BenchReport, CsvRowMatchesHeader) {
+    const auto header = csv_header();
+    const auto row = csv_row(sample());
+    EXPECT_EQ(count(header, ','), count(row, ','));
+    EXPECT_EQ(header.rfind("backend,", 0), 0U);
+    EXPECT_EQ(row.rfind("liblz4-16,16,1024,5,2048,", 0), 0U);
+}
+
+TEST(BenchReport, TableComparesCpuWithLiblz4OnTheSameThreads) {
+    auto reference = sample();
+    auto cpu = sample();
+    cpu.backend = "cpu";
+    cpu.compress_gbps = 3.25 * 0.5;
+    cpu.decompress_gbps = 12.5 * 2;
+    const std::vector<Measurement> rows{cpu, reference};
+    std::ostringstream out;
+    print_table(out, rows);
+    EXPECT_NE(out.str().find("cpu vs liblz4-16"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("compress 0.500x, decompress 2.000x, ratio 1.000x"), std::string::npos)
+        << out.str();
+}
+
+}  // namespace
+}  // namespace ozram::bench

@@ -1,0 +1,117 @@
+#include "bench_options.hpp"
+
+#include <charconv>
+#include <limits>
+
+namespace ozram::bench {
+namespace {
+
+template <typename Number>
+Number parse_number(const std::string& option, const std::string& text, Number min_value,
+                    Number max_value = std::numeric_limits<Number>::max()) {
+    Number value{};
+    const auto* last = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), last, value);
+    if (ec != std::errc{} || ptr != last || text.empty() || value < min_value ||
+        value > max_value) {
+        throw UsageError(option + ": expected an integer from " + std::to_string(min_value) +
+                         " to " + std::to_string(max_value) + ", got '" + text + "'");
+    }
+    return value;
+}
+
+BackendChoice parse_backend(const std::string& text) {
+    if (text == "cpu") {
+        return BackendChoice::Cpu;
+    }
+    if (text == "scalar") {
+        return BackendChoice::Scalar;
+    }
+    if (text == "gpu") {
+        return BackendChoice::Gpu;
+    }
+    if (text == "all") {
+        return BackendChoice::All;
+    }
+    throw UsageError("--backend: expected cpu, scalar, gpu or all, got '" + text + "'");
+}
+
+// A batch larger than this would not fit a BatchResult's 32-bit offsets.
+constexpr std::size_t MAX_BATCH_PAGES = 1U << 20;
+constexpr unsigned MAX_THREADS = 4096;
+
+}  // namespace
+
+std::string usage_text() {
+    return R"(usage: ozram-bench --input FILE [--backend cpu|scalar|gpu|all] [--threads N]
+                   [--batch PAGES] [--repeat N] [--max-pages N] [--json|--csv]
+       ozram-bench --print-crossover
+
+Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
+by batch with ozram's backends and, in the same run, with liblz4 alone on 1 and
+N threads; restores every batch and checks every page byte for byte, and every
+LZ4 page with liblz4's LZ4_decompress_safe.  Reports the stored bytes, the
+ratio and the median compress and decompress throughput (10^9 input bytes/s).
+
+  --input FILE       the corpus
+  --backend B        cpu (liblz4 on a thread pool), scalar (one thread), gpu,
+                     or all (default: all; gpu is left out without a GPU)
+  --threads N        threads of cpu and of liblz4-N (default: every core)
+  --batch PAGES      pages per batch (default 1024)
+  --repeat N         passes over the corpus; medians are reported (default 5)
+  --max-pages N      use only the first N pages of the corpus
+  --json             one JSON object per line
+  --csv              a header line, then one line per row
+  --print-crossover  calibrate the cost model and print the batch sizes from
+                     which select_backend() prefers cpu over scalar, and gpu
+                     over cpu; then exit
+  -h, --help         show this help
+
+Exit status: 0 every page verified, 1 a page did not round-trip or an error,
+2 usage error or (with --backend gpu) no usable GPU.
+)";
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+    Options options;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto& arg = args[i];
+        const auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size()) {
+                throw UsageError(arg + ": missing value");
+            }
+            return args[++i];
+        };
+        if (arg == "-h" || arg == "--help") {
+            options.help = true;
+        } else if (arg == "--input" || arg == "-i") {
+            options.input = value();
+        } else if (arg == "--backend") {
+            options.backend = parse_backend(value());
+        } else if (arg == "--threads") {
+            options.threads = parse_number<unsigned>(arg, value(), 1, MAX_THREADS);
+        } else if (arg == "--batch") {
+            options.batch = parse_number<std::size_t>(arg, value(), 1, MAX_BATCH_PAGES);
+        } else if (arg == "--repeat") {
+            options.repeats = parse_number<unsigned>(arg, value(), 1, 1000);
+        } else if (arg == "--max-pages") {
+            options.max_pages = parse_number<std::size_t>(arg, value(), 1);
+        } else if (arg == "--json" || arg == "--csv") {
+            const auto format = arg == "--json" ? OutputFormat::Json : OutputFormat::Csv;
+            if (options.format != OutputFormat::Table && options.format != format) {
+                throw UsageError("--json and --csv exclude each other");
+            }
+            options.format = format;
+        } else if (arg == "--print-crossover") {
+            options.print_crossover = true;
+        } else {
+            throw UsageError("unexpected argument '" + arg + "'");
+        }
+    }
+    if (!options.help && !options.print_crossover && options.input.empty()) {
+        throw UsageError("no corpus given (--input FILE)");
+    }
+    return options;
+}
+
+}  // namespace ozram::bench

@@ -1,0 +1,38 @@
+// The command line of ozram-bench.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ozram::bench {
+
+enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, All };
+enum class OutputFormat : std::uint8_t { Table, Json, Csv };
+
+struct Options {
+    std::string input;
+    BackendChoice backend = BackendChoice::All;
+    unsigned threads = 0;  // 0: every online core
+    std::size_t batch = 1024;
+    unsigned repeats = 5;
+    std::size_t max_pages = 0;  // 0: the whole corpus
+    OutputFormat format = OutputFormat::Table;
+    bool print_crossover = false;
+    bool help = false;
+};
+
+// A command line that does not parse; main() prints it with the usage (exit 2).
+class UsageError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// argv without the program name.  Throws UsageError.
+[[nodiscard]] Options parse_options(const std::vector<std::string>& args);
+
+[[nodiscard]] std::string usage_text();
+
+}  // namespace ozram::bench

@@ -1,0 +1,188 @@
+// ozram-bench: ozram's backends against liblz4 on a corpus of real pages.
+// See Documentation/tools.md and Documentation/performance.md.
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_options.hpp"
+#include "codec.hpp"
+#include "corpus.hpp"
+#include "measurement.hpp"
+#include "ozram/cost_model.hpp"
+#include "ozram/error.hpp"
+#include "ozram/gpu.hpp"
+#include "pcie_bandwidth.hpp"
+#include "report.hpp"
+
+namespace {
+
+using namespace ozram;
+using namespace ozram::bench;
+
+constexpr int EXIT_MISMATCH_OR_ERROR = 1;
+constexpr int EXIT_USAGE = 2;
+
+void print_error(const std::system_error& e) {
+    const char* name = strerrorname_np(e.code().value());
+    std::cerr << "ozram-bench: " << e.what() << " (" << (name ? name : "error") << ")\n";
+}
+
+std::string crossover_text(std::optional<std::size_t> pages) {
+    return pages ? std::to_string(*pages) : "none";
+}
+
+int print_crossover() {
+    const auto model = CostModel::calibrate();
+    set_active_cost_model(model);
+    std::cout << "scalar->cpu " << crossover_text(model.crossover(Backend::Scalar, Backend::Simd))
+              << "\n";
+    std::cout << "cpu->gpu "
+              << (model.gpu ? crossover_text(model.crossover(Backend::Simd, Backend::Gpu))
+                            : std::string("none"))
+              << "\n";
+    return 0;
+}
+
+// The GPU codec, or nullptr (with the reason on stderr) when there is no GPU.
+std::unique_ptr<Codec> make_gpu_codec(std::size_t batch) {
+    const char* skip = "ozram-bench: gpu: skipped: ";
+    if (!gpu_available()) {
+        std::cerr << skip << "no usable CUDA device (or built without CUDA)\n";
+        return nullptr;
+    }
+    try {
+        auto gpu = GpuBatchCompressor::create(GpuBatchConfig{.batch_size = batch});
+        return make_library_codec("gpu", std::move(gpu), 0);
+    } catch (const Error& e) {
+        if (e.code().value() != ENODEV) {
+            throw;
+        }
+        std::cerr << skip << e.what() << "\n";
+        return nullptr;
+    }
+}
+
+std::vector<Measurement> copy_rows(const Options& options) {
+    const auto bytes = options.batch * PAGE_SIZE;
+    const auto copy = measure_pinned_copy(bytes, options.repeats);
+    if (!copy) {
+        std::cerr << "ozram-bench: pinned copy bandwidth could not be measured\n";
+        return {};
+    }
+    std::vector<Measurement> rows;
+    for (const auto& [name, gbps] :
+         {std::pair{"pcie-h2d", copy->h2d_gbps}, std::pair{"pcie-d2h", copy->d2h_gbps}}) {
+        rows.push_back(Measurement{.backend = name,
+                                   .batch = options.batch,
+                                   .repeats = options.repeats,
+                                   .pages = options.batch,
+                                   .bytes_in = bytes,
+                                   .bytes_out = bytes,
+                                   .copy_gbps = gbps});
+    }
+    return rows;
+}
+
+void write_rows(const Options& options, const Corpus& corpus, unsigned threads,
+                std::span<const Measurement> rows) {
+    switch (options.format) {
+        case OutputFormat::Json:
+            for (const auto& row : rows) {
+                std::cout << json_row(row) << "\n";
+            }
+            break;
+        case OutputFormat::Csv:
+            std::cout << csv_header() << "\n";
+            for (const auto& row : rows) {
+                std::cout << csv_row(row) << "\n";
+            }
+            break;
+        case OutputFormat::Table:
+            std::cout << "corpus " << corpus.path() << ": " << corpus.page_count()
+                      << " pages; batch " << options.batch << " pages, " << options.repeats
+                      << " repeats, " << threads << " threads\n\n";
+            print_table(std::cout, rows);
+            break;
+    }
+}
+
+int run(const Options& options) {
+    const unsigned threads =
+        options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+    const bool all = options.backend == BackendChoice::All;
+
+    std::vector<std::unique_ptr<Codec>> codecs;
+    if (all || options.backend == BackendChoice::Gpu) {
+        auto gpu = make_gpu_codec(options.batch);
+        if (!gpu && !all) {
+            std::cerr << "ozram-bench: --backend gpu needs a GPU\n";
+            return EXIT_USAGE;
+        }
+        if (gpu) {
+            codecs.push_back(std::move(gpu));
+        }
+    }
+    if (all || options.backend == BackendChoice::Cpu) {
+        codecs.push_back(make_library_codec(
+            "cpu", make_cpu_compressor(Backend::Simd, CpuConfig{.threads = threads}), threads));
+    }
+    if (all || options.backend == BackendChoice::Scalar) {
+        codecs.push_back(make_library_codec("scalar", make_cpu_compressor(Backend::Scalar), 1));
+    }
+    codecs.push_back(make_liblz4_codec(1));
+    if (threads > 1) {
+        codecs.push_back(make_liblz4_codec(threads));
+    }
+
+    const Corpus corpus(options.input, options.max_pages);
+    std::vector<Codec*> order;
+    for (const auto& codec : codecs) {
+        order.push_back(codec.get());
+    }
+    auto rows = measure_codecs(order, corpus.pages(), options.batch, options.repeats);
+    if (codecs.front()->name() == "gpu") {
+        for (auto& row : copy_rows(options)) {
+            rows.push_back(std::move(row));
+        }
+    }
+    write_rows(options, corpus, threads, rows);
+
+    std::uint64_t mismatches = 0;
+    for (const auto& row : rows) {
+        mismatches += row.mismatches;
+    }
+    if (mismatches != 0) {
+        std::cerr << "ozram-bench: " << mismatches << " page(s) did not round-trip\n";
+        return EXIT_MISMATCH_OR_ERROR;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    try {
+        options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const UsageError& e) {
+        std::cerr << "ozram-bench: " << e.what() << "\n\n" << usage_text();
+        return EXIT_USAGE;
+    }
+    if (options.help) {
+        std::cout << usage_text();
+        return 0;
+    }
+    try {
+        return options.print_crossover ? print_crossover() : run(options);
+    } catch (const std::system_error& e) {
+        print_error(e);
+        return EXIT_MISMATCH_OR_ERROR;
+    } catch (const std::exception& e) {
+        std::cerr << "ozram-bench: " << e.what() << "\n";
+        return EXIT_MISMATCH_OR_ERROR;
+    }
+}

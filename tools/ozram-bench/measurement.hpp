@@ -1,0 +1,44 @@
+// What the benchmark reports: one row per codec (or per copy direction).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec.hpp"
+
+namespace ozram::bench {
+
+struct Measurement {
+    std::string backend;  // cpu, scalar, gpu, liblz4-1, liblz4-N, pcie-h2d, pcie-d2h
+    unsigned threads = 0;
+    std::size_t batch = 0;  // pages per batch
+    unsigned repeats = 0;
+    std::uint64_t pages = 0;
+    std::uint64_t bytes_in = 0;
+    std::uint64_t bytes_out = 0;  // stored bytes
+    double compress_gbps = 0;     // medians over the repeats, 10^9 input bytes/s
+    double decompress_gbps = 0;
+    double copy_gbps = 0;              // pcie rows only: pinned copy bandwidth
+    std::uint64_t verified_pages = 0;  // pages right in every repeat
+    std::uint64_t mismatches = 0;      // pages wrong in at least one repeat
+
+    // bytes_in / bytes_out; +infinity when nothing was stored, 0 for no input.
+    [[nodiscard]] double ratio() const;
+};
+
+// The median of the values (the mean of the middle two for an even count);
+// 0 for none.
+[[nodiscard]] double median(std::vector<double> values);
+
+// Runs `repeats` passes of every codec over the pages.  The repeats are
+// interleaved (codec A, B, C, then A, B, C again) so that a burst of load from
+// elsewhere on the machine does not fall on one codec only.
+[[nodiscard]] std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
+                                                      std::span<const std::uint8_t* const> pages,
+                                                      std::size_t batch, unsigned repeats);
+
+}  // namespace ozram::bench

@@ -1,0 +1,132 @@
+#include "report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+namespace ozram::bench {
+namespace {
+
+std::string fixed(double value, int decimals) {
+    if (std::isinf(value)) {
+        return "inf";
+    }
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+    return text;
+}
+
+// Field values in the order of csv_header(); JSON has no infinity, so an
+// infinite ratio (every page same-filled) is null there and "inf" in CSV.
+struct Field {
+    const char* key;
+    std::string value;
+    bool quoted;
+};
+
+std::vector<Field> fields(const Measurement& m) {
+    const auto ratio = m.ratio();
+    return {
+        {"backend", m.backend, true},
+        {"threads", std::to_string(m.threads), false},
+        {"batch", std::to_string(m.batch), false},
+        {"repeats", std::to_string(m.repeats), false},
+        {"pages", std::to_string(m.pages), false},
+        {"bytes_in", std::to_string(m.bytes_in), false},
+        {"bytes_out", std::to_string(m.bytes_out), false},
+        {"ratio", fixed(ratio, 4), false},
+        {"compress_gbps", fixed(m.compress_gbps, 4), false},
+        {"decompress_gbps", fixed(m.decompress_gbps, 4), false},
+        {"copy_gbps", fixed(m.copy_gbps, 4), false},
+        {"verified_pages", std::to_string(m.verified_pages), false},
+        {"mismatches", std::to_string(m.mismatches), false},
+    };
+}
+
+const Measurement* find(std::span<const Measurement> rows, std::string_view backend) {
+    for (const auto& row : rows) {
+        if (row.backend == backend) {
+            return &row;
+        }
+    }
+    return nullptr;
+}
+
+void print_comparison(std::ostream& out, std::span<const Measurement> rows) {
+    const auto* cpu = find(rows, "cpu");
+    if (cpu == nullptr) {
+        return;
+    }
+    const auto* reference = find(rows, "liblz4-" + std::to_string(cpu->threads));
+    if (reference == nullptr || reference->compress_gbps <= 0 || reference->decompress_gbps <= 0 ||
+        reference->ratio() <= 0) {
+        return;
+    }
+    out << "\ncpu vs " << reference->backend << " (same pages, batches and threads): compress "
+        << fixed(cpu->compress_gbps / reference->compress_gbps, 3) << "x, decompress "
+        << fixed(cpu->decompress_gbps / reference->decompress_gbps, 3) << "x, ratio "
+        << fixed(cpu->ratio() / reference->ratio(), 3) << "x\n";
+}
+
+}  // namespace
+
+std::string csv_header() {
+    std::string header;
+    for (const auto& field : fields(Measurement{})) {
+        header += header.empty() ? "" : ",";
+        header += field.key;
+    }
+    return header;
+}
+
+std::string csv_row(const Measurement& m) {
+    std::string row;
+    for (const auto& field : fields(m)) {
+        row += row.empty() ? "" : ",";
+        row += field.value;
+    }
+    return row;
+}
+
+std::string json_row(const Measurement& m) {
+    std::string row = "{";
+    for (const auto& field : fields(m)) {
+        row += row.size() > 1 ? ", " : "";
+        row.append("\"").append(field.key).append("\": ");
+        if (field.quoted) {
+            row.append("\"").append(field.value).append("\"");  // names are [a-z0-9-]
+        } else {
+            row += field.value == "inf" ? "null" : field.value;
+        }
+    }
+    return row + "}";
+}
+
+void print_table(std::ostream& out, std::span<const Measurement> rows) {
+    char line[256];
+    std::snprintf(line, sizeof(line), "%-10s %7s %9s %10s %10s %7s %10s %10s %9s %10s\n", "backend",
+                  "threads", "pages", "MiB in", "MiB out", "ratio", "comp GB/s", "decomp GB/s",
+                  "verified", "mismatches");
+    out << line;
+    constexpr double MIB = 1024.0 * 1024.0;
+    for (const auto& m : rows) {
+        if (m.copy_gbps > 0) {
+            std::snprintf(line, sizeof(line), "%-10s pinned copy of %.1f MiB: %.2f GB/s\n",
+                          m.backend.c_str(), static_cast<double>(m.bytes_in) / MIB, m.copy_gbps);
+        } else {
+            std::snprintf(line, sizeof(line),
+                          "%-10s %7u %9llu %10.1f %10.1f %7s %10.3f %11.3f %9llu %10llu\n",
+                          m.backend.c_str(), m.threads, static_cast<unsigned long long>(m.pages),
+                          static_cast<double>(m.bytes_in) / MIB,
+                          static_cast<double>(m.bytes_out) / MIB, fixed(m.ratio(), 3).c_str(),
+                          m.compress_gbps, m.decompress_gbps,
+                          static_cast<unsigned long long>(m.verified_pages),
+                          static_cast<unsigned long long>(m.mismatches));
+        }
+        out << line;
+    }
+    print_comparison(out, rows);
+}
+
+}  // namespace ozram::bench
