@@ -171,7 +171,7 @@ Options parse_options(int argc, char** argv) {
         try {
             apply_setting(scratch, key, value);
         } catch (const ConfigError& error) {
-            throw ConfigError(std::string("--") + error.what());
+            throw ConfigError(std::string("invalid option value: ") + error.what());
         }
     }
     return options;

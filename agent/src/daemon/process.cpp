@@ -27,7 +27,7 @@ int ready_pipe = -1;  // write end, held by the daemon until report_ready()
 
 [[noreturn]] void fail(const std::string& what) {
     const int code = errno;
-    throw Error(code, what + ": " + std::strerror(code));
+    throw Error(code, what);
 }
 
 void on_stop(int) {

@@ -15,7 +15,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& what) {
     const int code = errno;
-    throw Error(code, what + ": " + std::strerror(code));
+    throw Error(code, what);
 }
 
 void* map_or_throw(int fd, std::size_t size, int protection, std::uint64_t offset,

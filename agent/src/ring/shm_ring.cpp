@@ -21,7 +21,7 @@ const std::uint64_t SIDE_AREA_SIZE = ozram_ring_align_page(sizeof(ShmSideArea));
 
 [[noreturn]] void rethrow(const bip::interprocess_exception& error, const std::string& what) {
     const int code = error.get_native_error() != 0 ? error.get_native_error() : EIO;
-    throw Error(code, what + ": " + error.what());
+    throw Error(code, what);
 }
 
 boost::posix_time::ptime deadline_after(std::chrono::microseconds timeout) {

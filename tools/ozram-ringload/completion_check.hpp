@@ -1,0 +1,27 @@
+// The producer's check of a completion's bytes, as the kernel makes it: the
+// output slot is copied out of the shared mapping first, then decoded with
+// liblz4 and compared with the page that was submitted.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ozram_ring.h"
+
+namespace ozram::ringload {
+
+class CompletionCheck {
+  public:
+    CompletionCheck();
+
+    // Whether `cqe` (already accepted by ozram_ring_check_cqe() with status
+    // OK) and the output slot restore exactly `original`, PAGE_SIZE bytes.
+    [[nodiscard]] bool restores(const ozram_ring_cqe& cqe, const std::uint8_t* output_slot,
+                                const std::uint8_t* original);
+
+  private:
+    std::vector<std::uint8_t> copy_;     // private copy of the output slot
+    std::vector<std::uint8_t> decoded_;  // LZ4_decompress_safe's output
+};
+
+}  // namespace ozram::ringload

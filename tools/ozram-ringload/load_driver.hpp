@@ -1,0 +1,43 @@
+// The producer side of a shared-memory ring, driven like the kernel would:
+// pages into staging slots and the SQ as slots free up, every completion
+// checked and its bytes verified.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+
+#include "ozram/page.hpp"
+#include "shm_ring.hpp"
+
+namespace ozram::ringload {
+
+struct LoadReport {
+    std::uint64_t pages = 0;       // completed by the agent and verified
+    std::uint64_t bytes_in = 0;    // of those pages
+    std::uint64_t bytes_out = 0;   // their stored sizes
+    std::uint64_t mismatches = 0;  // accepted completions that do not restore the page
+    std::uint64_t rejected = 0;    // malformed completions (ozram_ring_check_cqe)
+    std::uint64_t stale = 0;       // completions for a generation no longer current
+    std::uint64_t fallback = 0;    // given back with an error status, or taken back
+    bool timed_out = false;        // the agent stopped answering
+    double seconds = 0;            // first submission to last completion
+
+    [[nodiscard]] double ratio() const;
+    [[nodiscard]] double gbps() const;
+    [[nodiscard]] double pages_per_sec() const;
+    [[nodiscard]] bool clean() const { return mismatches == 0 && rejected == 0 && !timed_out; }
+};
+
+struct LoadPlan {
+    std::uint64_t pages = 0;  // to submit, cycling through the corpus
+    // With no completion for this long, take every slot back and give up.
+    std::chrono::milliseconds agent_timeout{10'000};
+    bool stop_agent = true;  // set STOPPING at the end, so that the agent detaches
+};
+
+// Feeds `corpus` through the ring until plan.pages pages are completed.
+[[nodiscard]] LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus,
+                                  const LoadPlan& plan);
+
+}  // namespace ozram::ringload

@@ -1,0 +1,197 @@
+// ozram-ringload: the producer side of a shared-memory ring, to drive and
+// verify ozramd without the kernel module.
+#include <getopt.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "load_driver.hpp"
+#include "ozram/error.hpp"
+#include "page_corpus.hpp"
+#include "shm_ring.hpp"
+
+namespace {
+
+using ozram::ringload::LoadPlan;
+using ozram::ringload::LoadReport;
+
+constexpr const char* USAGE =
+    "Usage: ozram-ringload --shm NAME --input CORPUS [OPTION]...\n"
+    "Create a shared-memory offload ring, feed it the pages of CORPUS as the\n"
+    "kernel would, and verify every completion with liblz4 against the page\n"
+    "submitted.  Start 'ozramd --shm NAME' to serve it.\n"
+    "\n"
+    "  --shm NAME         shared-memory name of the ring (created, then removed)\n"
+    "  --input CORPUS     a file of whole 4096-byte pages (see ozram-pagedump)\n"
+    "  --pages N          pages to submit, cycling through the corpus\n"
+    "                     (default: the corpus once)\n"
+    "  --slots N          staging slots, pages in flight at most (default 256)\n"
+    "  --huge-threshold N largest LZ4 page accepted, bytes (default 3072)\n"
+    "  --timeout SEC      give up when the agent does not answer (default 10)\n"
+    "  --keep-agent       do not ask the agent to detach at the end\n"
+    "  --json             one JSON object instead of text\n"
+    "  -h, --help         show this help and exit\n"
+    "\n"
+    "Exit status: 0 every page verified, 1 a mismatch, a malformed completion\n"
+    "or no agent, 2 usage error.\n";
+
+struct Options {
+    std::string shm;
+    std::string input;
+    std::uint64_t pages = 0;
+    std::uint32_t slots = 256;
+    std::uint32_t huge_threshold = 3072;
+    unsigned timeout_s = 10;
+    bool keep_agent = false;
+    bool json = false;
+};
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "ozram-ringload: %s\nTry 'ozram-ringload --help'.\n", message.c_str());
+    return 2;
+}
+
+bool parse_number(const char* text, std::uint64_t low, std::uint64_t high, std::uint64_t& out) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < low || value > high) {
+        return false;
+    }
+    out = value;
+    return true;
+}
+
+void print_report(const LoadReport& report, bool json) {
+    if (json) {
+        std::printf("{\"pages\":%" PRIu64 ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
+                    ",\"ratio\":%.4f,\"gbps\":%.4f,\"pages_per_sec\":%.1f,\"mismatches\":%" PRIu64
+                    ",\"rejected\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"fallback\":%" PRIu64
+                    ",\"timed_out\":%s}\n",
+                    report.pages, report.bytes_in, report.bytes_out,
+                    report.bytes_out == 0 ? 0.0 : report.ratio(), report.gbps(),
+                    report.pages_per_sec(), report.mismatches, report.rejected, report.stale,
+                    report.fallback, report.timed_out ? "true" : "false");
+        return;
+    }
+    std::printf("pages          %" PRIu64 " verified\n", report.pages);
+    std::printf("bytes          %" PRIu64 " in, %" PRIu64 " out, ratio %.3f\n", report.bytes_in,
+                report.bytes_out, report.bytes_out == 0 ? 0.0 : report.ratio());
+    std::printf("throughput     %.3f GB/s, %.0f pages/s\n", report.gbps(), report.pages_per_sec());
+    std::printf("mismatches     %" PRIu64 "\n", report.mismatches);
+    std::printf("rejected       %" PRIu64 "\n", report.rejected);
+    std::printf("stale          %" PRIu64 "\n", report.stale);
+    std::printf("fallback       %" PRIu64 "%s\n", report.fallback,
+                report.timed_out ? " (the agent timed out)" : "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    enum {
+        OPT_SHM = 256,
+        OPT_INPUT,
+        OPT_PAGES,
+        OPT_SLOTS,
+        OPT_HUGE,
+        OPT_TIMEOUT,
+        OPT_KEEP,
+        OPT_JSON
+    };
+    static const option LONG_OPTIONS[] = {
+        {"shm", required_argument, nullptr, OPT_SHM},
+        {"input", required_argument, nullptr, OPT_INPUT},
+        {"pages", required_argument, nullptr, OPT_PAGES},
+        {"slots", required_argument, nullptr, OPT_SLOTS},
+        {"huge-threshold", required_argument, nullptr, OPT_HUGE},
+        {"timeout", required_argument, nullptr, OPT_TIMEOUT},
+        {"keep-agent", no_argument, nullptr, OPT_KEEP},
+        {"json", no_argument, nullptr, OPT_JSON},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    Options options;
+    opterr = 0;
+    int choice = 0;
+    std::uint64_t number = 0;
+    while ((choice = getopt_long(argc, argv, ":h", LONG_OPTIONS, nullptr)) != -1) {
+        switch (choice) {
+            case OPT_SHM:
+                options.shm = optarg;
+                break;
+            case OPT_INPUT:
+                options.input = optarg;
+                break;
+            case OPT_PAGES:
+                if (!parse_number(optarg, 1, UINT64_MAX, options.pages)) {
+                    return usage_error("--pages: expected a positive integer");
+                }
+                break;
+            case OPT_SLOTS:
+                if (!parse_number(optarg, 1, OZRAM_RING_MAX_SLOTS, number)) {
+                    return usage_error("--slots: expected 1.." +
+                                       std::to_string(OZRAM_RING_MAX_SLOTS));
+                }
+                options.slots = static_cast<std::uint32_t>(number);
+                break;
+            case OPT_HUGE:
+                if (!parse_number(optarg, 1, OZRAM_RING_PAGE_SIZE, number)) {
+                    return usage_error("--huge-threshold: expected 1..4096");
+                }
+                options.huge_threshold = static_cast<std::uint32_t>(number);
+                break;
+            case OPT_TIMEOUT:
+                if (!parse_number(optarg, 1, 86400, number)) {
+                    return usage_error("--timeout: expected 1..86400 seconds");
+                }
+                options.timeout_s = static_cast<unsigned>(number);
+                break;
+            case OPT_KEEP:
+                options.keep_agent = true;
+                break;
+            case OPT_JSON:
+                options.json = true;
+                break;
+            case 'h':
+                std::fputs(USAGE, stdout);
+                return 0;
+            case ':':
+                return usage_error(std::string("option '") + argv[optind - 1] +
+                                   "' needs an argument");
+            default:
+                return usage_error(std::string("unknown option '") + argv[optind - 1] + "'");
+        }
+    }
+    if (optind < argc) {
+        return usage_error(std::string("unexpected argument '") + argv[optind] + "'");
+    }
+    if (options.shm.empty() || options.input.empty()) {
+        return usage_error("--shm and --input are required");
+    }
+    try {
+        // A corpus larger than the run is read only as far as the run goes.
+        const auto corpus = ozram::ringload::read_corpus(
+            options.input, options.pages > SIZE_MAX ? 0 : static_cast<std::size_t>(options.pages));
+        ozram::ring::ShmRingOwner::Geometry geometry;
+        geometry.slots = options.slots;
+        geometry.huge_threshold = options.huge_threshold;
+        auto ring = ozram::ring::ShmRingOwner::create(options.shm, geometry);
+        LoadPlan plan;
+        plan.pages = options.pages != 0 ? options.pages : corpus.size();
+        plan.agent_timeout = std::chrono::seconds(options.timeout_s);
+        plan.stop_agent = !options.keep_agent;
+        const LoadReport report = ozram::ringload::run_load(*ring, corpus, plan);
+        print_report(report, options.json);
+        if (report.timed_out) {
+            std::fprintf(stderr, "ozram-ringload: no answer from an agent for %u s\n",
+                         options.timeout_s);
+        }
+        return report.clean() ? 0 : 1;
+    } catch (const ozram::Error& error) {
+        std::fprintf(stderr, "ozram-ringload: %s\n", error.what());
+        return 1;
+    }
+}
