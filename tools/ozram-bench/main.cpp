@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,15 +36,30 @@ std::string crossover_text(std::optional<std::size_t> pages) {
     return pages ? std::to_string(*pages) : "none";
 }
 
+// A longer calibration than the daemon's start-up one: the crossover is a
+// property of the machine, and a loaded machine needs more samples.
+constexpr unsigned CROSSOVER_CALIBRATION_MS = 1000;
+
 int print_crossover() {
-    const auto model = CostModel::calibrate();
+    const auto model = CostModel::calibrate(CROSSOVER_CALIBRATION_MS);
     set_active_cost_model(model);
+    const bool has_gpu = model.gpu.has_value();
     std::cout << "scalar->cpu " << crossover_text(model.crossover(Backend::Scalar, Backend::Simd))
               << "\n";
     std::cout << "cpu->gpu "
-              << (model.gpu ? crossover_text(model.crossover(Backend::Simd, Backend::Gpu))
-                            : std::string("none"))
+              << (has_gpu ? crossover_text(model.crossover(Backend::Simd, Backend::Gpu))
+                          : std::string("none"))
               << "\n";
+    // What select_backend() now picks, as a cross-check of the lines above.
+    std::cout << "# select_backend:";
+    for (std::size_t pages = 1; pages <= 16384; pages *= 4) {
+        std::cout << " " << pages << "=" << to_string(select_backend(pages, has_gpu));
+    }
+    std::cout << "\n";
+    std::istringstream text(model.serialize());
+    for (std::string line; std::getline(text, line);) {
+        std::cout << "# " << line << "\n";
+    }
     return 0;
 }
 
