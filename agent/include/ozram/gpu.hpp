@@ -34,7 +34,7 @@ struct GpuDeviceInfo {
     [[nodiscard]] static GpuDeviceInfo query(int index = 0);
 
     // Pages per batch that keep every SM busy with enough batches in flight;
-    // see Documentation/cost-model.md for the formula.
+    // see Documentation/gpu.md for the formula.
     [[nodiscard]] std::size_t optimal_batch_size() const;
     // Compute capability 7.0 or newer.
     [[nodiscard]] bool is_supported() const;

@@ -1,1 +1,17 @@
-# Filled in by the GPU backend.
+# The GPU backend.  With CUDA: the LZ4 page kernels (the objects of
+# kernels/lz4_kernels.cu), the slot pipeline and the device queries, linked
+# with the static CUDA runtime.  Without: a stub whose entry points report
+# ENODEV.  The sizing rules are shared by both.
+target_sources(ozram_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/device_sizing.cpp)
+if(OZRAM_HAVE_CUDA)
+  target_sources(ozram_core PRIVATE
+    $<TARGET_OBJECTS:ozram_lz4_kernels>
+    ${CMAKE_CURRENT_LIST_DIR}/device_info.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/gpu_batch_compressor.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/slot_pipeline.cpp)
+  target_link_libraries(ozram_core PRIVATE ozram_kernel_headers)
+  target_link_libraries(ozram_core PUBLIC CUDA::cudart_static)
+  target_compile_definitions(ozram_core PUBLIC OZRAM_HAVE_CUDA=1)
+else()
+  target_sources(ozram_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/gpu_unavailable.cpp)
+endif()

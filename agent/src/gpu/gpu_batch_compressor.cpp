@@ -1,0 +1,335 @@
+// GpuBatchCompressor: batches through the slot pipeline (slot_pipeline.hpp)
+// and the LZ4 page kernels, with the CPU finishing any batch the GPU cannot.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "gpu/cuda_call.hpp"
+#include "gpu/slot_pipeline.hpp"
+#include "lz4_kernels.hpp"
+#include "ozram/cost_model.hpp"
+#include "ozram/error.hpp"
+#include "ozram/gpu.hpp"
+
+namespace ozram {
+
+static_assert(gpu::PAGE_BYTES == PAGE_SIZE);
+static_assert(static_cast<int>(PageEncoding::Lz4) == kernels::PAGE_LZ4);
+static_assert(static_cast<int>(PageEncoding::Raw) == kernels::PAGE_RAW);
+static_assert(static_cast<int>(PageEncoding::SameFilled) == kernels::PAGE_SAME_FILLED);
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Device resets tried before the GPU is given up for good.
+constexpr int MAX_DEVICE_RESETS = 3;
+// Slots and pages per batch beyond which a configuration is surely a mistake.
+constexpr std::size_t MAX_SLOTS = 64;
+constexpr std::size_t MAX_BATCH_PAGES = std::size_t{1} << 20;
+
+// A result from the device that no correct kernel produces.
+class ImpossibleResult : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::uint64_t ns_since(Clock::time_point start) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+void check_batch_fits_offsets(std::size_t pages) {
+    if (pages > std::numeric_limits<std::uint32_t>::max() / PAGE_SIZE) {
+        throw Error(EINVAL, "batch of " + std::to_string(pages) +
+                                " pages: payload offsets would not fit in 32 bits");
+    }
+}
+
+[[noreturn]] void corrupt(std::size_t index, const std::string& what) {
+    throw Error(EIO, "page " + std::to_string(index) + ": " + what);
+}
+
+// The checks the device cannot do without the payload: every page's bytes
+// lie inside it, with a size its encoding allows.
+void check_compressed_batch(const BatchResult& in) {
+    for (std::size_t i = 0; i < in.pages.size(); ++i) {
+        const CompressedPage& page = in.pages[i];
+        if (std::uint64_t{page.offset} + page.size > in.payload.size()) {
+            corrupt(i, "bytes [" + std::to_string(page.offset) + ", +" + std::to_string(page.size) +
+                           ") lie outside the payload of " + std::to_string(in.payload.size()) +
+                           " bytes");
+        }
+        switch (page.encoding) {
+            case PageEncoding::SameFilled:
+                if (page.size != 0)
+                    corrupt(i, "same-filled page with bytes");
+                break;
+            case PageEncoding::Raw:
+                if (page.size != PAGE_SIZE)
+                    corrupt(i, "raw page of " + std::to_string(page.size));
+                break;
+            case PageEncoding::Lz4:
+                if (page.size == 0 || page.size > PAGE_SIZE)
+                    corrupt(i, "LZ4 block of " + std::to_string(page.size) + " bytes");
+                break;
+            default:
+                corrupt(i, "unknown encoding");
+        }
+    }
+}
+
+}  // namespace
+
+struct GpuBatchCompressor::Impl {
+    GpuBatchConfig config;
+    GpuDeviceInfo device;
+    CompressorStats stats;
+    std::optional<gpu::SlotPipeline> pipeline;  // empty once the GPU is given up
+    std::unique_ptr<PageCompressor> cpu;        // made at the first fallback
+    std::map<int, std::uint64_t> failures;      // by cudaError_t
+    int device_resets = 0;
+
+    Impl(const GpuBatchConfig& c, GpuDeviceInfo d) : config(c), device(std::move(d)) {
+        select_device();
+        pipeline.emplace(config.batch_size, config.ring_buffer_slots, config.async_dma);
+    }
+
+    void select_device() const {
+        gpu::cuda_check(cudaSetDevice(config.device_index), "cudaSetDevice");
+    }
+
+    std::uint32_t huge_threshold() const {
+        return static_cast<std::uint32_t>(
+            std::min<std::size_t>(config.huge_threshold, PAGE_SIZE + 1));
+    }
+
+    PageCompressor& cpu_compressor() {
+        if (!cpu) {
+            CpuConfig cpu_config;
+            cpu_config.huge_threshold = config.huge_threshold;
+            cpu = make_cpu_compressor(Backend::Simd, cpu_config);
+        }
+        return *cpu;
+    }
+
+    void compress_on_device(std::span<const std::uint8_t* const> pages, BatchResult& out) {
+        select_device();
+        const std::uint32_t threshold = huge_threshold();
+        const gpu::StageTimes times = pipeline->run(
+            pages.size(), false,
+            [&](gpu::Slot& slot) {
+                for (std::size_t i = 0; i < slot.count; ++i)
+                    std::memcpy(slot.host_in.data() + i * PAGE_SIZE, pages[slot.first + i],
+                                PAGE_SIZE);
+            },
+            [&](gpu::Slot& slot, cudaStream_t stream) {
+                return kernels::launch_compress_pages(
+                    slot.device_in.data(), slot.device_out.data(), slot.device_descriptors.data(),
+                    static_cast<std::uint32_t>(slot.count), threshold, stream);
+            },
+            [&](const gpu::Slot& slot) { unpack_compressed(slot, out); });
+        out.h2d_time_ns = times.h2d_ns;
+        out.kernel_time_ns = times.kernel_ns;
+        out.d2h_time_ns = times.d2h_ns;
+    }
+
+    // The D2H copy brought whole slots into pinned memory; only each page's
+    // own bytes are copied on into the result (see Documentation/gpu.md).
+    static void unpack_compressed(const gpu::Slot& slot, BatchResult& out) {
+        for (std::size_t i = 0; i < slot.count; ++i) {
+            const kernels::PageDescriptor& d = slot.host_descriptors.data()[i];
+            const std::size_t index = slot.first + i;
+            const bool size_ok =
+                (d.code == kernels::PAGE_LZ4 && d.size > 0 && d.size < PAGE_SIZE) ||
+                (d.code == kernels::PAGE_RAW && d.size == PAGE_SIZE) ||
+                (d.code == kernels::PAGE_SAME_FILLED && d.size == 0);
+            if (d.status != kernels::PAGE_OK || !size_ok) {
+                throw ImpossibleResult("compression kernel: impossible descriptor for page " +
+                                       std::to_string(index));
+            }
+            CompressedPage& page = out.pages[index];
+            page.encoding = static_cast<PageEncoding>(d.code);
+            page.fill_word = d.code == kernels::PAGE_SAME_FILLED ? d.fill_word : 0;
+            page.offset = static_cast<std::uint32_t>(index * PAGE_SIZE);
+            page.size = d.size;
+            std::memcpy(out.payload.data() + page.offset, slot.host_out.data() + i * PAGE_SIZE,
+                        d.size);
+        }
+    }
+
+    void decompress_on_device(const BatchResult& in, std::span<std::uint8_t* const> pages) {
+        select_device();
+        std::optional<std::size_t> first_bad;
+        pipeline->run(
+            pages.size(), true,
+            [&](gpu::Slot& slot) {
+                for (std::size_t i = 0; i < slot.count; ++i) {
+                    const CompressedPage& page = in.pages[slot.first + i];
+                    slot.host_descriptors.data()[i] = kernels::PageDescriptor{
+                        page.fill_word, page.size, static_cast<std::uint8_t>(page.encoding),
+                        kernels::PAGE_OK, 0};
+                    std::memcpy(slot.host_in.data() + i * PAGE_SIZE,
+                                in.payload.data() + page.offset, page.size);
+                }
+            },
+            [&](gpu::Slot& slot, cudaStream_t stream) {
+                return kernels::launch_decompress_pages(
+                    slot.device_in.data(), slot.device_descriptors.data(), slot.device_out.data(),
+                    static_cast<std::uint32_t>(slot.count), stream);
+            },
+            [&](const gpu::Slot& slot) {
+                for (std::size_t i = 0; i < slot.count; ++i) {
+                    const std::size_t index = slot.first + i;
+                    if (slot.host_descriptors.data()[i].status != kernels::PAGE_OK) {
+                        if (!first_bad || index < *first_bad)
+                            first_bad = index;
+                        continue;
+                    }
+                    std::memcpy(pages[index], slot.host_out.data() + i * PAGE_SIZE, PAGE_SIZE);
+                }
+            });
+        if (first_bad) {
+            corrupt(*first_bad, "LZ4 block of " + std::to_string(in.pages[*first_bad].size) +
+                                    " bytes does not decode to exactly " +
+                                    std::to_string(PAGE_SIZE) + " bytes");
+        }
+    }
+
+    // After a failure on the device: log it (once per kind), then keep the
+    // GPU if the error was not sticky, else reset the device and rebuild the
+    // pipeline, or give the GPU up.  The caller redoes the batch on the CPU.
+    void recover(int code, const std::string& what, const char* operation) {
+        if (++failures[code] == 1) {
+            std::fprintf(stderr, "ozram: GPU %s failed: %s; finishing the batch on the CPU\n",
+                         operation, what.c_str());
+        }
+        pipeline->abandon();
+        cudaGetLastError();  // clears an error that was not sticky
+        if (cudaDeviceSynchronize() == cudaSuccess)
+            return;
+
+        pipeline.reset();
+        if (++device_resets <= MAX_DEVICE_RESETS) {
+            std::fprintf(stderr, "ozram: the GPU error is sticky: resetting CUDA device %d\n",
+                         config.device_index);
+            try {
+                select_device();
+                gpu::cuda_check(cudaDeviceReset(), "cudaDeviceReset");
+                select_device();
+                pipeline.emplace(config.batch_size, config.ring_buffer_slots, config.async_dma);
+                return;
+            } catch (const gpu::CudaFailure& again) {
+                pipeline.reset();
+                std::fprintf(stderr, "ozram: CUDA device reset failed: %s\n", again.what());
+            }
+        }
+        std::fprintf(stderr, "ozram: GPU backend disabled; compressing on the CPU from now on\n");
+    }
+};
+
+std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchConfig& config) {
+    if (config.batch_size == 0 || config.batch_size > MAX_BATCH_PAGES) {
+        throw Error(EINVAL, "GPU batch_size must be 1.." + std::to_string(MAX_BATCH_PAGES) +
+                                " pages, not " + std::to_string(config.batch_size));
+    }
+    if (config.ring_buffer_slots == 0 || config.ring_buffer_slots > MAX_SLOTS) {
+        throw Error(EINVAL, "GPU ring_buffer_slots must be 1.." + std::to_string(MAX_SLOTS) +
+                                ", not " + std::to_string(config.ring_buffer_slots));
+    }
+    if (config.algorithm != Algorithm::Lz4)
+        throw Error(EINVAL, "GPU backend: LZ4 only");
+    if (!gpu_available())
+        throw Error(ENODEV, "no usable CUDA device");
+    GpuDeviceInfo device = GpuDeviceInfo::query(config.device_index);
+    if (!device.is_supported()) {
+        throw Error(ENODEV, device.name + ": compute capability " +
+                                std::to_string(device.compute_capability.first) + "." +
+                                std::to_string(device.compute_capability.second) + " is below 7.0");
+    }
+    try {
+        return std::unique_ptr<GpuBatchCompressor>(
+            new GpuBatchCompressor(std::make_unique<Impl>(config, std::move(device))));
+    } catch (const gpu::CudaFailure& failure) {
+        throw Error(failure.code() == cudaErrorMemoryAllocation ? ENOMEM : ENODEV,
+                    std::string("GPU backend: ") + failure.what());
+    }
+}
+
+GpuBatchCompressor::GpuBatchCompressor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GpuBatchCompressor::~GpuBatchCompressor() = default;
+
+void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, BatchResult& out) {
+    const auto start = Clock::now();
+    check_batch_fits_offsets(pages.size());
+    out.reset(pages.size());
+    bool done = false;
+    if (impl_->pipeline && !pages.empty()) {
+        try {
+            impl_->compress_on_device(pages, out);
+            done = true;
+        } catch (const gpu::CudaFailure& failure) {
+            impl_->recover(failure.code(), failure.what(), "compression");
+        } catch (const ImpossibleResult& failure) {
+            impl_->recover(-1, failure.what(), "compression");
+        }
+    }
+    if (!done)
+        impl_->cpu_compressor().compress(pages, out);
+    out.total_time_ns = ns_since(start);
+    out.cpu_estimate_ns =
+        static_cast<std::uint64_t>(active_cost_model().predict_ns(Backend::Simd, pages.size()));
+    impl_->stats.add(pages.size(), pages.size() * PAGE_SIZE, out.stored_bytes(), out.total_time_ns);
+}
+
+void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {
+    if (pages.size() != in.pages.size()) {
+        throw Error(EINVAL, "decompress: " + std::to_string(in.pages.size()) + " pages into " +
+                                std::to_string(pages.size()) + " buffers");
+    }
+    check_compressed_batch(in);
+    if (impl_->pipeline && !pages.empty()) {
+        try {
+            impl_->decompress_on_device(in, pages);
+            return;
+        } catch (const gpu::CudaFailure& failure) {
+            impl_->recover(failure.code(), failure.what(), "decompression");
+        }
+    }
+    impl_->cpu_compressor().decompress(in, pages);
+}
+
+BatchResult GpuBatchCompressor::compress_batch(std::span<const Page> pages) {
+    std::vector<const std::uint8_t*> pointers;
+    pointers.reserve(pages.size());
+    for (const Page& page : pages)
+        pointers.push_back(page.data());
+    BatchResult result;
+    compress(pointers, result);
+    return result;
+}
+
+std::vector<Page> GpuBatchCompressor::decompress_batch(const BatchResult& batch) {
+    std::vector<Page> pages(batch.pages.size());
+    std::vector<std::uint8_t*> pointers;
+    pointers.reserve(pages.size());
+    for (Page& page : pages)
+        pointers.push_back(page.data());
+    decompress(batch, pointers);
+    return pages;
+}
+
+const CompressorStats& GpuBatchCompressor::stats() const {
+    return impl_->stats;
+}
+const GpuBatchConfig& GpuBatchCompressor::config() const {
+    return impl_->config;
+}
+const GpuDeviceInfo& GpuBatchCompressor::device() const {
+    return impl_->device;
+}
+
+}  // namespace ozram

@@ -1,0 +1,55 @@
+// The GPU API in a build without CUDA: no device, and every entry point that
+// needs one says so with ENODEV.
+#include "ozram/error.hpp"
+#include "ozram/gpu.hpp"
+
+namespace ozram {
+
+namespace {
+
+[[noreturn]] void no_cuda() {
+    throw Error(ENODEV, "built without CUDA support");
+}
+
+}  // namespace
+
+bool gpu_available() {
+    return false;
+}
+
+GpuDeviceInfo GpuDeviceInfo::query(int) {
+    no_cuda();
+}
+
+// Never constructed (create() throws); the members exist so that programs
+// written against the API link in both builds.
+struct GpuBatchCompressor::Impl {};
+
+std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchConfig&) {
+    no_cuda();
+}
+GpuBatchCompressor::GpuBatchCompressor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GpuBatchCompressor::~GpuBatchCompressor() = default;
+BatchResult GpuBatchCompressor::compress_batch(std::span<const Page>) {
+    no_cuda();
+}
+std::vector<Page> GpuBatchCompressor::decompress_batch(const BatchResult&) {
+    no_cuda();
+}
+void GpuBatchCompressor::compress(std::span<const std::uint8_t* const>, BatchResult&) {
+    no_cuda();
+}
+void GpuBatchCompressor::decompress(const BatchResult&, std::span<std::uint8_t* const>) {
+    no_cuda();
+}
+const CompressorStats& GpuBatchCompressor::stats() const {
+    no_cuda();
+}
+const GpuBatchConfig& GpuBatchCompressor::config() const {
+    no_cuda();
+}
+const GpuDeviceInfo& GpuBatchCompressor::device() const {
+    no_cuda();
+}
+
+}  // namespace ozram

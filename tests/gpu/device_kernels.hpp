@@ -1,0 +1,70 @@
+// Runs the page kernels directly on the device (below the pipeline), so that
+// tests can see each page's status.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "lz4_kernels.hpp"
+#include "test_pages.hpp"
+
+namespace ozram::testing {
+
+struct DeviceDecoded {
+    kernels::PageStatus status;
+    TestPage page;
+};
+
+// Decodes each block as one LZ4 page on the device.  Pages are prefilled
+// with 0xee so that a kernel writing a page it rejects is seen.
+inline std::vector<DeviceDecoded> decode_on_device(
+    const std::vector<std::vector<std::uint8_t>>& blocks) {
+    const std::size_t n = blocks.size();
+    std::vector<std::uint8_t> slots(n * kernels::PAGE_BYTES);
+    std::vector<kernels::PageDescriptor> descriptors(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::copy(blocks[i].begin(), blocks[i].end(), slots.begin() + i * kernels::PAGE_BYTES);
+        descriptors[i] = {0, static_cast<std::uint32_t>(blocks[i].size()), kernels::PAGE_LZ4, 0xff,
+                          0};
+    }
+    auto check = [](cudaError_t e) {
+        if (e != cudaSuccess)
+            throw std::runtime_error(cudaGetErrorString(e));
+    };
+    auto allocate = [&](std::size_t bytes) {
+        void* p = nullptr;
+        check(cudaMalloc(&p, bytes));
+        return p;
+    };
+    auto* device_slots = static_cast<std::uint8_t*>(allocate(slots.size()));
+    auto* device_pages = static_cast<std::uint8_t*>(allocate(slots.size()));
+    auto* device_descriptors =
+        static_cast<kernels::PageDescriptor*>(allocate(n * sizeof(kernels::PageDescriptor)));
+    check(cudaMemcpy(device_slots, slots.data(), slots.size(), cudaMemcpyHostToDevice));
+    check(cudaMemset(device_pages, 0xee, slots.size()));
+    check(cudaMemcpy(device_descriptors, descriptors.data(), n * sizeof(kernels::PageDescriptor),
+                     cudaMemcpyHostToDevice));
+    check(kernels::launch_decompress_pages(device_slots, device_descriptors, device_pages,
+                                           static_cast<std::uint32_t>(n), nullptr));
+    check(cudaDeviceSynchronize());
+    std::vector<std::uint8_t> pages(slots.size());
+    check(cudaMemcpy(pages.data(), device_pages, pages.size(), cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(descriptors.data(), device_descriptors, n * sizeof(kernels::PageDescriptor),
+                     cudaMemcpyDeviceToHost));
+    cudaFree(device_slots);
+    cudaFree(device_pages);
+    cudaFree(device_descriptors);
+
+    std::vector<DeviceDecoded> decoded(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        decoded[i].status = static_cast<kernels::PageStatus>(descriptors[i].status);
+        std::copy_n(pages.begin() + i * kernels::PAGE_BYTES, kernels::PAGE_BYTES,
+                    decoded[i].page.begin());
+    }
+    return decoded;
+}
+
+}  // namespace ozram::testing

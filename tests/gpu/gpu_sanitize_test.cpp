@@ -1,0 +1,40 @@
+// A small GPU test for compute-sanitizer (memcheck, racecheck): a few
+// hundred pages through the pipeline and a few hundred malformed blocks
+// through the device decoder, quick enough under instrumentation.
+#include <random>
+
+#include "device_kernels.hpp"
+#include "fuzz_blocks.hpp"
+#include "gpu_test_support.hpp"
+
+namespace ozram::testing {
+namespace {
+
+using GpuSanitize = GpuTest;
+
+TEST_F(GpuSanitize, CompressAndDecompressACorpus) {
+    const auto pages = corpus_pages(100);
+    GpuBatchConfig config;
+    config.batch_size = 64;
+    config.ring_buffer_slots = 2;
+    auto gpu = GpuBatchCompressor::create(config);
+    BatchResult batch;
+    gpu->compress(pointers_to(pages), batch);
+    EXPECT_EQ(count_wrong_pages(batch, pages), 0u);
+    const auto restored = gpu->decompress_batch(batch);
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
+}
+
+TEST_F(GpuSanitize, DecodeMalformedBlocks) {
+    const auto seeds = seed_blocks();
+    std::mt19937_64 rng(11);
+    std::vector<std::vector<std::uint8_t>> blocks;
+    for (int i = 0; i < 512; ++i)
+        blocks.push_back(mutate(seeds[rng() % seeds.size()], rng));
+    const auto decoded = decode_on_device(blocks);
+    EXPECT_EQ(decoded.size(), blocks.size());
+}
+
+}  // namespace
+}  // namespace ozram::testing

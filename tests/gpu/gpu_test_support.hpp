@@ -1,0 +1,78 @@
+// Shared by the GPU tests: the fixture that skips without a device, and
+// checks of a compressed batch against liblz4.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <lz4.h>
+
+#include <cstring>
+#include <vector>
+
+#include "ozram/gpu.hpp"
+#include "test_pages.hpp"
+
+namespace ozram::testing {
+
+class GpuTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (!ozram::gpu_available())
+            GTEST_SKIP() << "no CUDA device found: the GPU tests need one (compute capability "
+                            ">= 7.0 and a working driver)";
+    }
+};
+
+inline std::vector<const std::uint8_t*> pointers_to(const std::vector<TestPage>& pages) {
+    std::vector<const std::uint8_t*> pointers;
+    for (const TestPage& page : pages)
+        pointers.push_back(page.data());
+    return pointers;
+}
+
+inline std::vector<TestPage> corpus_pages(std::size_t real) {
+    std::vector<TestPage> pages;
+    for (auto& named : page_corpus(real))
+        pages.push_back(named.bytes);
+    return pages;
+}
+
+// Page i of `batch` is a correct encoding of inputs[i]: LZ4 blocks decode
+// with LZ4_decompress_safe to exactly the page, raw pages are the page,
+// same-filled pages are the page's word.  Returns the failures' count.
+inline std::size_t count_wrong_pages(const BatchResult& batch, const std::vector<TestPage>& inputs,
+                                     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD) {
+    std::size_t wrong = 0;
+    if (batch.pages.size() != inputs.size())
+        return inputs.size();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const CompressedPage& page = batch.pages[i];
+        const TestPage& input = inputs[i];
+        Page decoded{};
+        bool ok = page.offset == i * PAGE_SIZE;
+        switch (page.encoding) {
+            case PageEncoding::SameFilled: {
+                std::uint64_t word = 0;
+                ok = ok && page.size == 0 && is_same_filled(input.data(), &word) &&
+                     word == page.fill_word;
+                break;
+            }
+            case PageEncoding::Raw:
+                ok = ok && page.size == PAGE_SIZE &&
+                     std::memcmp(batch.payload.data() + page.offset, input.data(), PAGE_SIZE) == 0;
+                break;
+            case PageEncoding::Lz4:
+                ok = ok && page.size < huge_threshold &&
+                     LZ4_decompress_safe(
+                         reinterpret_cast<const char*>(batch.payload.data() + page.offset),
+                         reinterpret_cast<char*>(decoded.data()), static_cast<int>(page.size),
+                         static_cast<int>(PAGE_SIZE)) == static_cast<int>(PAGE_SIZE) &&
+                     std::memcmp(decoded.data(), input.data(), PAGE_SIZE) == 0;
+                break;
+        }
+        if (!ok)
+            ++wrong;
+    }
+    return wrong;
+}
+
+}  // namespace ozram::testing
