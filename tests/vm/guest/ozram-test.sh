@@ -17,6 +17,11 @@ KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|WARNING:|Oops|general protection fault
 MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since"
 IO_STAT_FIELDS="failed_reads failed_writes invalid_io notify_free"
 
+# Busybox sh runs its own applets before searching PATH: use e2fsprogs'
+# mke2fs and e2fsck (real ext4 support) by path.
+mke2fs() { /usr/sbin/mke2fs "$@"; }
+e2fsck() { /usr/sbin/e2fsck "$@"; }
+
 step() { echo "== $*"; }
 note() { echo "   $*"; }
 

@@ -16,10 +16,12 @@
 
 static void usage(FILE* out) {
     fprintf(out,
-            "usage: memhog --mb N [--seed S] [--passes P]\n"
+            "usage: memhog --mb N [--seed S] [--passes P] [--incompressible PCT]\n"
             "Fills N MiB of anonymous memory with a deterministic page mix, then\n"
-            "verifies every byte P times (default 1).  Exit status 1 on any\n"
-            "mismatch, 2 on usage error, 3 if the memory cannot be mapped.\n");
+            "verifies every byte P times (default 1).  PCT percent of the pages\n"
+            "(default 10) are random; the rest are zero, same-filled, text-like and\n"
+            "integer pages.  Exit status 1 on any mismatch, 2 on usage error, 3 if\n"
+            "the memory cannot be mapped.\n");
 }
 
 static double now_s(void) {
@@ -28,13 +30,28 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static unsigned incompressible_pct = 10;
+
+/* The pagemix, with the share of random pages set by --incompressible: how
+ * much swap a given amount of memory needs depends mostly on that share. */
+static void fill_hog_page(uint8_t* page, uint64_t seed, uint64_t index) {
+    uint64_t s = page_state(seed, index) ^ 0x486f67ULL;
+    enum page_kind kind = page_kind_of(seed, index);
+
+    if (splitmix64(&s) % 100 < incompressible_pct)
+        kind = PAGE_RANDOM;
+    else if (kind == PAGE_RANDOM)
+        kind = PAGE_ZERO;
+    fill_page_kind(page, seed, index, kind);
+}
+
 static uint64_t verify(const uint8_t* mem, uint64_t pages, uint64_t seed) {
     uint8_t expect[PAGE_BYTES];
     uint64_t bad = 0;
 
     for (uint64_t i = 0; i < pages; i++) {
         const uint8_t* page = mem + i * PAGE_BYTES;
-        fill_page(expect, seed, i);
+        fill_hog_page(expect, seed, i);
         if (memcmp(page, expect, PAGE_BYTES) == 0)
             continue;
         if (bad < 10) {
@@ -62,6 +79,8 @@ int main(int argc, char** argv) {
             mb = strtoull(v, NULL, 0);
         } else if (v && !strcmp(a, "--seed")) {
             seed = strtoull(v, NULL, 0);
+        } else if (v && !strcmp(a, "--incompressible")) {
+            incompressible_pct = (unsigned)strtoul(v, NULL, 0);
         } else if (v && !strcmp(a, "--passes")) {
             passes = strtoull(v, NULL, 0);
         } else {
@@ -70,7 +89,7 @@ int main(int argc, char** argv) {
         }
         i++;
     }
-    if (mb == 0) {
+    if (mb == 0 || incompressible_pct > 100) {
         usage(stderr);
         return 2;
     }
@@ -86,7 +105,7 @@ int main(int argc, char** argv) {
 
     double t0 = now_s();
     for (uint64_t i = 0; i < pages; i++)
-        fill_page(mem + i * PAGE_BYTES, seed, i);
+        fill_hog_page(mem + i * PAGE_BYTES, seed, i);
     double t1 = now_s();
     printf("memhog: wrote %llu MiB (%llu pages) in %.1f s\n", (unsigned long long)mb,
            (unsigned long long)pages, t1 - t0);
