@@ -1,0 +1,104 @@
+// ozramd's configuration file and command line.
+#include "config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "ozram/cost_model.hpp"
+
+namespace {
+
+using ozram::daemon::BackendChoice;
+using ozram::daemon::Config;
+using ozram::daemon::ConfigError;
+using ozram::daemon::parse_config;
+
+std::string error_of(const std::string& text) {
+    try {
+        (void)parse_config(text, "ozramd.conf");
+    } catch (const ConfigError& error) {
+        return error.what();
+    }
+    return "accepted";
+}
+
+TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
+    const Config config = parse_config(
+        "# ozramd settings\n"
+        "\n"
+        "batch_size = 512   # pages\n"
+        "flush_us=50\n"
+        "  threads =  3\n"
+        "backend = scalar\n"
+        "huge_threshold = 2048\n"
+        "log_level = debug\n"
+        "cost.simd.per_page_ns = 123.5\n",
+        "test");
+    EXPECT_EQ(config.batch_size, 512u);
+    EXPECT_EQ(config.flush_us, 50u);
+    EXPECT_EQ(config.threads, 3u);
+    EXPECT_EQ(config.backend, BackendChoice::Scalar);
+    EXPECT_EQ(config.huge_threshold, 2048u);
+    EXPECT_EQ(config.log_level, ozram::daemon::LogLevel::Debug);
+    EXPECT_EQ(ozram::CostModel::parse(config.cost_overrides).simd.per_page_ns, 123.5);
+}
+
+TEST(Config, ErrorsNameTheLineAndTheProblem) {
+    EXPECT_EQ(error_of("batch_size = 8\nbogus = 1\n"), "ozramd.conf:2: unknown key 'bogus'");
+    EXPECT_NE(error_of("\n\nbatch_size = 0\n").find("ozramd.conf:3: batch_size must be"),
+              std::string::npos);
+    EXPECT_NE(error_of("batch_size = 12abc").find(":1:"), std::string::npos);
+    EXPECT_NE(error_of("flush_us = -1").find("flush_us"), std::string::npos);
+    EXPECT_NE(error_of("backend = tpu").find("auto, cpu, scalar or gpu"), std::string::npos);
+    EXPECT_NE(error_of("log_level = loud").find("log_level"), std::string::npos);
+    EXPECT_NE(error_of("just words").find("expected 'key = value'"), std::string::npos);
+    EXPECT_NE(error_of("cost.scalar.per_page_ns = fast").find("cost.scalar.per_page_ns"),
+              std::string::npos);
+    EXPECT_NE(error_of("cost.nonsense = 1").find(":1:"), std::string::npos);
+    EXPECT_NE(error_of("huge_threshold = 4097").find("huge_threshold"), std::string::npos);
+}
+
+std::vector<char*> argv_of(std::vector<std::string>& words) {
+    std::vector<char*> argv;
+    for (std::string& word : words) {
+        argv.push_back(word.data());
+    }
+    argv.push_back(nullptr);
+    return argv;
+}
+
+TEST(Options, FlagsParseAndOverrideTheFile) {
+    std::vector<std::string> words{
+        "ozramd",    "--shm", "ring0", "--batch-size", "64",
+        "--backend", "cpu",   "-v",    "--config",     "/nonexistent/ozramd.conf",
+        "--wait"};
+    auto argv = argv_of(words);
+    const auto options = ozram::daemon::parse_options(static_cast<int>(words.size()), argv.data());
+    EXPECT_EQ(options.shm_name, "ring0");
+    EXPECT_TRUE(options.wait_for_ring);
+    EXPECT_TRUE(options.config_given);
+    // The named file must exist.
+    EXPECT_THROW((void)ozram::daemon::effective_config(options), ConfigError);
+}
+
+TEST(Options, UsageErrorsAreReported) {
+    for (std::vector<std::string> words : std::vector<std::vector<std::string>>{
+             {"ozramd", "--bogus"},
+             {"ozramd", "--batch-size"},
+             {"ozramd", "--batch-size", "0"},
+             {"ozramd", "--threads", "many"},
+             {"ozramd", "stray"},
+             {"ozramd", "--shm", "a", "--device", "/dev/x"},
+         }) {
+        auto argv = argv_of(words);
+        EXPECT_THROW(
+            (void)ozram::daemon::parse_options(static_cast<int>(words.size()), argv.data()),
+            ConfigError)
+            << words[1];
+    }
+}
+
+}  // namespace

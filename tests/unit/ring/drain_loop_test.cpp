@@ -1,0 +1,179 @@
+// The daemon's loop in-process over a ring in ordinary memory, with the real
+// CPU compressors: every page comes back through liblz4 byte for byte.
+#include "drain_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "completion_check.hpp"
+#include "heap_ring.hpp"
+#include "ring_producer.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using ozram::daemon::DrainLoop;
+using ozram::daemon::Step;
+using ozram::ring::RingProducer;
+using ozram::ring::test::HeapRing;
+using ozram::ring::test::mixed_pages;
+
+class FixedPicker final : public ozram::daemon::CompressorPicker {
+  public:
+    explicit FixedPicker(ozram::Backend backend)
+        : compressor_(ozram::make_cpu_compressor(backend)) {}
+    ozram::PageCompressor& pick(std::size_t) override { return *compressor_; }
+
+  private:
+    std::unique_ptr<ozram::PageCompressor> compressor_;
+};
+
+class Failing final : public ozram::daemon::CompressorPicker, public ozram::PageCompressor {
+  public:
+    ozram::PageCompressor& pick(std::size_t) override { return *this; }
+    ozram::Backend backend() const override { return ozram::Backend::Scalar; }
+    void compress(std::span<const std::uint8_t* const>, ozram::BatchResult&) override {
+        throw ozram::Error(ENOMEM, "out of pinned memory");
+    }
+    void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
+    const ozram::CompressorStats& stats() const override { return stats_; }
+
+  private:
+    ozram::CompressorStats stats_;
+};
+
+struct Outcome {
+    std::uint64_t verified = 0;
+    std::uint64_t mismatched = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t rejected = 0;
+};
+
+// Feeds `count` pages through the loop, `batch` at a time.
+Outcome run_pages(HeapRing& ring, DrainLoop& loop, const std::vector<ozram::Page>& pages,
+                  std::size_t count) {
+    RingProducer producer(ring.view());
+    ozram::ringload::CompletionCheck check;
+    Outcome outcome;
+    std::size_t submitted = 0;
+    std::size_t finished = 0;
+    while (finished < count) {
+        while (submitted < count && producer.can_stage()) {
+            producer.stage(pages[submitted % pages.size()].data(), 0, submitted);
+            ++submitted;
+        }
+        producer.publish();
+        EXPECT_EQ(loop.step(0us), Step::Drained);
+        finished += producer.reap(
+            [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+                if (verdict != OZRAM_RING_OK) {
+                    ++outcome.rejected;
+                } else if (cqe.status != OZRAM_RING_STATUS_OK) {
+                    ++outcome.failed;
+                } else if (check.restores(cqe, ring.view().output_slot(cqe.slot),
+                                          pages[cookie % pages.size()].data())) {
+                    ++outcome.verified;
+                } else {
+                    ++outcome.mismatched;
+                }
+            });
+    }
+    return outcome;
+}
+
+TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
+    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Simd}) {
+        HeapRing ring(64, 64);
+        FixedPicker picker(backend);
+        DrainLoop loop(ring, picker);
+        loop.set_batching(16, 0us);
+        const auto pages = mixed_pages(50);
+        const Outcome outcome = run_pages(ring, loop, pages, 500);
+        EXPECT_EQ(outcome.verified, 500u) << ozram::to_string(backend);
+        EXPECT_EQ(outcome.mismatched + outcome.failed + outcome.rejected, 0u);
+        EXPECT_EQ(loop.stats().pages, 500u);
+        EXPECT_GE(ring.notifications, 500u / 16);
+    }
+}
+
+TEST(DrainLoop, HugeThresholdOfTheRingIsHonoured) {
+    // A ring that accepts no LZ4 page above 1 KiB: the rest comes back raw.
+    HeapRing ring(16, 16, 0, 1024);
+    FixedPicker picker(ozram::Backend::Scalar);
+    DrainLoop loop(ring, picker);
+    const auto pages = mixed_pages(16);
+    const Outcome outcome = run_pages(ring, loop, pages, 64);
+    EXPECT_EQ(outcome.verified, 64u);
+    EXPECT_EQ(outcome.rejected, 0u) << "an LZ4 length above the threshold was posted";
+}
+
+TEST(DrainLoop, AFailedBatchGivesEveryPageBackWithItsErrno) {
+    HeapRing ring(8, 8);
+    Failing failing;
+    DrainLoop loop(ring, failing);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(5);
+    for (const auto& page : pages) {
+        producer.stage(page.data(), 0, 0);
+    }
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    int given_back = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
+        EXPECT_EQ(verdict, OZRAM_RING_OK);
+        EXPECT_EQ(cqe.status, -ENOMEM);
+        ++given_back;
+    });
+    EXPECT_EQ(given_back, 5);
+    EXPECT_EQ(loop.stats().failed_pages, 5u);
+}
+
+TEST(DrainLoop, SubmissionsNamingNoSlotAreSkippedNotAnswered) {
+    HeapRing ring(4, 4);
+    FixedPicker picker(ozram::Backend::Scalar);
+    DrainLoop loop(ring, picker);
+    const auto& view = ring.view();
+    view.sq[0] = {4, 1, 0, 0};           // slot out of range
+    view.sq[1] = {0, 1, 0, 0x80000000};  // unknown flag
+    view.sq[2] = {1, 1, 0, 0};
+    view.ctrl->sq_tail.value = 3;
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    EXPECT_EQ(loop.stats().rejected_sqes, 2u);
+    EXPECT_EQ(loop.stats().pages, 1u);
+    EXPECT_EQ(view.ctrl->sq_head.value, 3u) << "bad entries are consumed too";
+    EXPECT_EQ(view.ctrl->cq_tail.value, 1u);
+}
+
+TEST(DrainLoop, PartialBatchWaitsForTheFlushTimeoutThenGoes) {
+    HeapRing ring(64, 64);
+    FixedPicker picker(ozram::Backend::Scalar);
+    DrainLoop loop(ring, picker);
+    loop.set_batching(64, 2000us);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(3);
+    for (const auto& page : pages) {
+        producer.stage(page.data(), 0, 0);
+    }
+    producer.publish();
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 2000us);
+    EXPECT_EQ(loop.stats().pages, 3u);
+}
+
+TEST(DrainLoop, StoppingProducerEndsTheLoopOnceTheQueueIsEmpty) {
+    HeapRing ring(8, 8);
+    FixedPicker picker(ozram::Backend::Scalar);
+    DrainLoop loop(ring, picker);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(2);
+    producer.stage(pages[0].data(), 0, 0);
+    producer.publish();
+    producer.set_stopping();
+    EXPECT_EQ(loop.step(0us), Step::Drained) << "work already queued is finished first";
+    EXPECT_EQ(loop.step(0us), Step::Stopping);
+}
+
+}  // namespace

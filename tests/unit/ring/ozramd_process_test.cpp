@@ -1,0 +1,244 @@
+// The real ozramd binary against a shared-memory ring driven by this test:
+// every page verified, SIGTERM detaches cleanly, a wrong ABI version and
+// usage errors give the documented exit statuses.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "completion_check.hpp"
+#include "heap_ring.hpp"
+#include "load_driver.hpp"
+#include "ozram/cost_model.hpp"
+#include "ring_producer.hpp"
+#include "shm_ring.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using ozram::ring::ShmRingOwner;
+
+// A scratch directory with a cached cost model (no calibration in tests) and
+// an empty configuration file (the machine's own does not apply).
+class Scratch {
+  public:
+    Scratch() {
+        char pattern[] = "/tmp/ozram-ring-test.XXXXXX";
+        dir_ = ::mkdtemp(pattern);
+        std::ofstream(cost_model()) << ozram::CostModel::defaults().serialize();
+        std::ofstream(config()) << "# empty\n";
+    }
+    ~Scratch() {
+        std::remove(cost_model().c_str());
+        std::remove(config().c_str());
+        std::remove(log().c_str());
+        ::rmdir(dir_.c_str());
+    }
+    [[nodiscard]] std::string cost_model() const { return dir_ + "/cost-model"; }
+    [[nodiscard]] std::string config() const { return dir_ + "/ozramd.conf"; }
+    [[nodiscard]] std::string log() const { return dir_ + "/stderr"; }
+
+  private:
+    std::string dir_;
+};
+
+class Ozramd {
+  public:
+    Ozramd(const Scratch& scratch, std::vector<std::string> arguments) : log_(scratch.log()) {
+        arguments.insert(arguments.begin(), OZRAMD_PATH);
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            std::freopen(log_.c_str(), "w", stderr);
+            std::freopen("/dev/null", "w", stdout);
+            std::vector<char*> argv;
+            for (std::string& word : arguments) {
+                argv.push_back(word.data());
+            }
+            argv.push_back(nullptr);
+            ::execv(argv[0], argv.data());
+            std::_Exit(127);
+        }
+    }
+    ~Ozramd() {
+        if (pid_ > 0 && !status_) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+    void signal(int number) const { ::kill(pid_, number); }
+    // The exit status, or -1 when it did not exit in time (then it is killed).
+    int wait(std::chrono::milliseconds limit = 20s) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < deadline) {
+            int raw = 0;
+            if (::waitpid(pid_, &raw, WNOHANG) == pid_) {
+                status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+                return *status_;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
+        return -1;
+    }
+    [[nodiscard]] std::string log() const {
+        std::ifstream file(log_);
+        std::ostringstream text;
+        text << file.rdbuf();
+        return text.str();
+    }
+
+  private:
+    std::string log_;
+    pid_t pid_ = -1;
+    std::optional<int> status_;
+};
+
+std::string unique_name(const char* what) {
+    return std::string("ozram-test-") + what + "-" + std::to_string(::getpid());
+}
+
+std::vector<std::string> agent_args(const Scratch& scratch, const std::string& shm) {
+    return {"--shm",        shm,
+            "--config",     scratch.config(),
+            "--cost-model", scratch.cost_model(),
+            "--threads",    "2",
+            "--batch-size", "32"};
+}
+
+TEST(Ozramd, ServesAShmRingAndEveryPageVerifies) {
+    Scratch scratch;
+    const std::string name = unique_name("serve");
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 128;
+    geometry.first_index = 0xffffff00u;  // the real daemon crosses the index wrap too
+    auto ring = ShmRingOwner::create(name, geometry);
+    Ozramd agent(scratch, agent_args(scratch, name));
+    const auto pages = ozram::ring::test::mixed_pages(100);
+    ozram::ringload::LoadPlan plan;
+    plan.pages = 3000;
+    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    EXPECT_EQ(report.pages, 3000u);
+    EXPECT_EQ(report.mismatches, 0u);
+    EXPECT_EQ(report.rejected, 0u);
+    EXPECT_EQ(report.fallback, 0u);
+    EXPECT_FALSE(report.timed_out);
+    // run_load() set STOPPING: the agent detaches and exits 0.
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
+    EXPECT_EQ(ring->agent_pid(), 0u);
+    EXPECT_NE(agent.log().find("the producer is stopping"), std::string::npos) << agent.log();
+}
+
+TEST(Ozramd, SigtermFinishesTheBatchInFlightAndDetaches) {
+    Scratch scratch;
+    const std::string name = unique_name("sigterm");
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 64;
+    auto ring = ShmRingOwner::create(name, geometry);
+    const std::uint32_t first_head = ring->view().ctrl->sq_head.value;
+    Ozramd agent(scratch, agent_args(scratch, name));
+    ozram::ring::RingProducer producer(ring->view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = ozram::ring::test::mixed_pages(64);
+    std::uint64_t submitted = 0;
+    std::uint64_t verified = 0;
+    std::uint64_t bad = 0;
+    bool terminated = false;
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    // Keep the ring busy; after 1000 pages, SIGTERM; go on until the agent leaves.
+    while (std::chrono::steady_clock::now() < deadline) {
+        while (producer.can_stage()) {
+            producer.stage(pages[submitted % pages.size()].data(), 0, submitted);
+            ++submitted;
+        }
+        producer.publish();
+        ring->notify_work();
+        producer.reap(
+            [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+                const bool good = verdict == OZRAM_RING_OK && cqe.status == 0 &&
+                                  check.restores(cqe, ring->view().output_slot(cqe.slot),
+                                                 pages[cookie % pages.size()].data());
+                (good ? verified : bad) += 1;
+            });
+        if (!terminated && verified >= 1000) {
+            agent.signal(SIGTERM);
+            terminated = true;
+        }
+        if (terminated && ring->agent_pid() == 0) {
+            break;
+        }
+        ring->wait_for_completions(1ms);
+    }
+    ASSERT_TRUE(terminated) << agent.log();
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
+    EXPECT_EQ(ring->agent_pid(), 0u) << "the agent did not detach";
+    EXPECT_EQ(bad, 0u);
+    // Whatever the agent took from the SQ, it answered before leaving.
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+        const bool good = verdict == OZRAM_RING_OK && cqe.status == 0 &&
+                          check.restores(cqe, ring->view().output_slot(cqe.slot),
+                                         pages[cookie % pages.size()].data());
+        (good ? verified : bad) += 1;
+    });
+    const std::uint32_t consumed = ring->view().ctrl->sq_head.value - first_head;
+    EXPECT_EQ(verified, consumed);
+    EXPECT_EQ(bad, 0u);
+    // The rest the producer takes back and compresses itself.
+    EXPECT_EQ(producer.take_back_all().size(), submitted - verified);
+}
+
+TEST(Ozramd, UnknownMajorAbiVersionExitsWithStatus3) {
+    Scratch scratch;
+    const std::string name = unique_name("abi");
+    auto ring = ShmRingOwner::create(name, {});
+    ring->shared_header().abi_major = 99;
+    Ozramd agent(scratch, agent_args(scratch, name));
+    EXPECT_EQ(agent.wait(), 3) << agent.log();
+    EXPECT_NE(agent.log().find("ring ABI version 99.0 is not supported"), std::string::npos)
+        << agent.log();
+    EXPECT_EQ(ring->agent_pid(), 0u) << "it must not attach";
+}
+
+TEST(Ozramd, CorruptHeaderIsARuntimeErrorNotACrash) {
+    Scratch scratch;
+    const std::string name = unique_name("corrupt");
+    auto ring = ShmRingOwner::create(name, {});
+    ring->shared_header().staging.offset = 1ULL << 40;
+    Ozramd agent(scratch, agent_args(scratch, name));
+    EXPECT_EQ(agent.wait(), 1) << agent.log();
+    EXPECT_NE(agent.log().find("ring header rejected"), std::string::npos) << agent.log();
+}
+
+TEST(Ozramd, MissingRingAndUsageErrorsHaveTheirOwnStatus) {
+    Scratch scratch;
+    {
+        Ozramd agent(scratch, agent_args(scratch, unique_name("absent")));
+        EXPECT_EQ(agent.wait(), 4) << agent.log();
+        EXPECT_NE(agent.log().find("no shared memory ring"), std::string::npos);
+    }
+    {
+        Ozramd agent(scratch, {"--no-such-flag"});
+        EXPECT_EQ(agent.wait(), 2);
+        EXPECT_NE(agent.log().find("unknown option"), std::string::npos) << agent.log();
+    }
+    {
+        std::ofstream(scratch.config()) << "batch_size = 64\nturbo = yes\n";
+        Ozramd agent(scratch, agent_args(scratch, unique_name("config")));
+        EXPECT_EQ(agent.wait(), 2);
+        EXPECT_NE(agent.log().find("ozramd.conf:2: unknown key 'turbo'"), std::string::npos)
+            << agent.log();
+    }
+    {
+        Ozramd agent(scratch, {"--help"});
+        EXPECT_EQ(agent.wait(), 0);
+    }
+}
+
+}  // namespace

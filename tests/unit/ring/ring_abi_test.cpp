@@ -1,0 +1,168 @@
+// The ABI header: layout, the producer's layout function, and the checks
+// that the kernel mirrors.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "ozram_ring.h"
+#include "ring_view.hpp"
+
+namespace {
+
+ozram_ring_header good_header(std::uint32_t slots = 64, std::uint32_t entries = 64) {
+    ozram_ring_header header;
+    ozram_ring_init_header(&header, slots, entries, 3072);
+    return header;
+}
+
+TEST(RingAbi, FieldsSitWhereTheDocumentSaysSoTheKernelAgrees) {
+    EXPECT_EQ(offsetof(ozram_ring_header, magic), 0u);
+    EXPECT_EQ(offsetof(ozram_ring_header, mapping_size), 48u);
+    EXPECT_EQ(offsetof(ozram_ring_header, ctrl), 56u);
+    EXPECT_EQ(offsetof(ozram_ring_header, staging), 120u);
+    EXPECT_EQ(offsetof(ozram_ring_ctrl, sq_tail) % OZRAM_RING_CACHELINE, 0u);
+    EXPECT_NE(offsetof(ozram_ring_ctrl, sq_head) / OZRAM_RING_CACHELINE,
+              offsetof(ozram_ring_ctrl, sq_tail) / OZRAM_RING_CACHELINE);
+    EXPECT_NE(offsetof(ozram_ring_ctrl, cq_head) / OZRAM_RING_CACHELINE,
+              offsetof(ozram_ring_ctrl, cq_tail) / OZRAM_RING_CACHELINE);
+    EXPECT_EQ(offsetof(ozram_ring_cqe, fill), 24u);
+    EXPECT_NE(OZRAM_RING_IOC_COMPLETE, OZRAM_RING_IOC_DETACH);
+}
+
+TEST(RingAbi, InitHeaderLaysOutPageAlignedDisjointAreasWithStagingLast) {
+    const ozram_ring_header header = good_header(100, 128);
+    EXPECT_EQ(ozram_ring_check_header(&header, header.mapping_size), OZRAM_RING_OK);
+    const ozram_ring_area* areas[] = {&header.ctrl, &header.sq, &header.cq, &header.output,
+                                      &header.staging};
+    for (const ozram_ring_area* area : areas) {
+        EXPECT_EQ(area->offset % OZRAM_RING_PAGE_SIZE, 0u);
+        EXPECT_LE(area->offset + area->size, header.mapping_size);
+        EXPECT_LE(area->offset, header.staging.offset);
+    }
+    EXPECT_EQ(header.staging.size, 100u * OZRAM_RING_PAGE_SIZE);
+    EXPECT_EQ(header.staging.offset + header.staging.size, header.mapping_size);
+}
+
+TEST(RingAbi, HeaderCheckRejectsEveryKindOfDamage) {
+    struct Case {
+        const char* what;
+        void (*damage)(ozram_ring_header&);
+        ozram_ring_verdict expected;
+    };
+    const Case cases[] = {
+        {"magic", [](ozram_ring_header& h) { h.magic = 0; }, OZRAM_RING_BAD_MAGIC},
+        {"major", [](ozram_ring_header& h) { h.abi_major = 2; }, OZRAM_RING_BAD_VERSION},
+        {"short header", [](ozram_ring_header& h) { h.header_size = 8; }, OZRAM_RING_BAD_GEOMETRY},
+        {"page size", [](ozram_ring_header& h) { h.page_size = 65536; }, OZRAM_RING_BAD_GEOMETRY},
+        {"sqe size", [](ozram_ring_header& h) { h.sqe_size = 8; }, OZRAM_RING_BAD_GEOMETRY},
+        {"cqe size", [](ozram_ring_header& h) { h.cqe_size = 64; }, OZRAM_RING_BAD_GEOMETRY},
+        {"no slots", [](ozram_ring_header& h) { h.slots = 0; }, OZRAM_RING_BAD_GEOMETRY},
+        {"entries not pow2", [](ozram_ring_header& h) { h.sq_entries = 96; },
+         OZRAM_RING_BAD_GEOMETRY},
+        {"fewer entries than slots", [](ozram_ring_header& h) { h.cq_entries = 32; },
+         OZRAM_RING_BAD_GEOMETRY},
+        {"threshold above page", [](ozram_ring_header& h) { h.huge_threshold = 4097; },
+         OZRAM_RING_BAD_GEOMETRY},
+        {"mapping larger than mapped", [](ozram_ring_header& h) { h.mapping_size *= 2; },
+         OZRAM_RING_BAD_AREA},
+        {"area misaligned", [](ozram_ring_header& h) { h.sq.offset += 8; }, OZRAM_RING_BAD_AREA},
+        {"area short", [](ozram_ring_header& h) { h.output.size -= OZRAM_RING_PAGE_SIZE; },
+         OZRAM_RING_BAD_AREA},
+        {"area over the end",
+         [](ozram_ring_header& h) { h.staging.offset += OZRAM_RING_PAGE_SIZE; },
+         OZRAM_RING_BAD_AREA},
+        {"offset wraps", [](ozram_ring_header& h) { h.cq.offset = ~0ULL & ~0xfffULL; },
+         OZRAM_RING_BAD_AREA},
+        {"areas overlap", [](ozram_ring_header& h) { h.cq.offset = h.sq.offset; },
+         OZRAM_RING_BAD_AREA},
+        {"header area", [](ozram_ring_header& h) { h.ctrl.offset = 0; }, OZRAM_RING_BAD_AREA},
+    };
+    for (const Case& test : cases) {
+        ozram_ring_header header = good_header();
+        const std::uint64_t mapped = header.mapping_size;
+        test.damage(header);
+        EXPECT_EQ(ozram_ring_check_header(&header, mapped), test.expected) << test.what;
+    }
+}
+
+TEST(RingAbi, CheckHeaderThrowsAbiVersionErrorOnlyForTheMajorVersion) {
+    ozram_ring_header header = good_header();
+    header.abi_minor = 7;  // a compatible addition
+    EXPECT_NO_THROW(ozram::ring::check_header(header, header.mapping_size));
+    header.abi_major = 9;
+    EXPECT_THROW(ozram::ring::check_header(header, header.mapping_size),
+                 ozram::ring::AbiVersionError);
+    header = good_header();
+    header.magic = 1;
+    try {
+        ozram::ring::check_header(header, header.mapping_size);
+        FAIL() << "a bad magic was accepted";
+    } catch (const ozram::ring::AbiVersionError&) {
+        FAIL() << "a bad magic is not a version mismatch";
+    } catch (const ozram::Error& error) {
+        EXPECT_EQ(error.code().value(), EBADMSG);
+    }
+}
+
+class CqeCheck : public ::testing::Test {
+  protected:
+    static constexpr std::uint32_t SLOTS = 8;
+    static constexpr std::uint32_t THRESHOLD = 3072;
+    std::vector<std::uint32_t> generations = std::vector<std::uint32_t>(SLOTS, 5);
+
+    ozram_ring_verdict check(const ozram_ring_cqe& cqe) const {
+        return ozram_ring_check_cqe(&cqe, SLOTS, THRESHOLD, generations.data());
+    }
+    static ozram_ring_cqe lz4(std::uint32_t length) {
+        return {3, 5, OZRAM_RING_STATUS_OK, OZRAM_RING_ENC_LZ4, length, 0, 0};
+    }
+};
+
+TEST_F(CqeCheck, AcceptsWellFormedCompletionsOfEachEncoding) {
+    EXPECT_EQ(check(lz4(1)), OZRAM_RING_OK);
+    EXPECT_EQ(check(lz4(THRESHOLD)), OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, OZRAM_RING_PAGE_SIZE, 0, 0}), OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 0, 0, 0xdeadbeef}), OZRAM_RING_OK);
+    // An error status gives the page back; encoding and length do not matter.
+    EXPECT_EQ(check({3, 5, -ENOMEM, 99, 99999, 0, 0}), OZRAM_RING_OK);
+}
+
+TEST_F(CqeCheck, RejectsEveryKindOfMalformedCompletion) {
+    ozram_ring_cqe cqe = lz4(100);
+    cqe.slot = SLOTS;
+    EXPECT_EQ(check(cqe), OZRAM_RING_BAD_SLOT);
+    cqe.slot = 0xffffffffu;
+    EXPECT_EQ(check(cqe), OZRAM_RING_BAD_SLOT);
+
+    cqe = lz4(100);
+    cqe.generation = 4;
+    EXPECT_EQ(check(cqe), OZRAM_RING_STALE);
+
+    EXPECT_EQ(check(lz4(0)), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check(lz4(THRESHOLD + 1)), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check(lz4(OZRAM_RING_PAGE_SIZE + 1)), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, 100, 0, 0}), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 8, 0, 0}), OZRAM_RING_BAD_LENGTH);
+
+    EXPECT_EQ(check({3, 5, 0, 0, 100, 0, 0}), OZRAM_RING_BAD_ENCODING);
+    EXPECT_EQ(check({3, 5, 0, 4, 100, 0, 0}), OZRAM_RING_BAD_ENCODING);
+
+    EXPECT_EQ(check({3, 5, 1, OZRAM_RING_ENC_LZ4, 100, 0, 0}), OZRAM_RING_BAD_STATUS);
+    EXPECT_EQ(check({3, 5, -4096, OZRAM_RING_ENC_LZ4, 100, 0, 0}), OZRAM_RING_BAD_STATUS);
+
+    cqe = lz4(100);
+    cqe.flags = 1;
+    EXPECT_EQ(check(cqe), OZRAM_RING_BAD_FLAGS);
+}
+
+TEST(SqeCheck, RejectsSlotsOutOfRangeAndUnknownFlags) {
+    const ozram_ring_sqe good{7, 1, 0, 0};
+    EXPECT_EQ(ozram_ring_check_sqe(&good, 8), OZRAM_RING_OK);
+    const ozram_ring_sqe far{8, 1, 0, 0};
+    EXPECT_EQ(ozram_ring_check_sqe(&far, 8), OZRAM_RING_BAD_SLOT);
+    const ozram_ring_sqe flagged{0, 1, 0, 4};
+    EXPECT_EQ(ozram_ring_check_sqe(&flagged, 8), OZRAM_RING_BAD_FLAGS);
+}
+
+}  // namespace
