@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <list>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@ namespace {
 
 constexpr std::size_t WANTED_PAGES = 2000;
 constexpr std::size_t REQUIRED_PAGES = 300;
+constexpr std::size_t PAGES_PER_REGION = 400;
 
 // Heap data of the kinds a real program keeps: a tree of strings, linked
 // lists of small records, vectors of doubles.
@@ -43,17 +45,19 @@ struct LiveData {
     }
 };
 
-// Copies up to `limit` pages of this process's private writable anonymous
-// mappings (heap, stack and unnamed mappings).
-std::vector<Page> read_own_anonymous_pages(std::size_t limit) {
-    std::vector<Page> pages;
+struct Region {
+    std::uintptr_t begin;
+    std::uintptr_t end;
+};
+
+// This process's private writable anonymous mappings (heap, stack and unnamed
+// mappings), the heap first.
+std::vector<Region> anonymous_regions() {
+    std::vector<Region> heap;
+    std::vector<Region> others;
     std::ifstream maps("/proc/self/maps");
-    const int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
-    if (mem < 0) {
-        return pages;
-    }
     std::string line;
-    while (pages.size() < limit && std::getline(maps, line)) {
+    while (std::getline(maps, line)) {
         std::istringstream fields(line);
         std::string range, perms, offset, device, inode, path;
         fields >> range >> perms >> offset >> device >> inode;
@@ -63,13 +67,31 @@ std::vector<Page> read_own_anonymous_pages(std::size_t limit) {
             continue;
         }
         const std::size_t dash = range.find('-');
-        const std::uintptr_t begin = std::stoull(range.substr(0, dash), nullptr, 16);
-        const std::uintptr_t end = std::stoull(range.substr(dash + 1), nullptr, 16);
-        for (std::uintptr_t at = begin; at < end && pages.size() < limit; at += PAGE_SIZE) {
+        const Region region{std::stoull(range.substr(0, dash), nullptr, 16),
+                            std::stoull(range.substr(dash + 1), nullptr, 16)};
+        (path == "[heap]" ? heap : others).push_back(region);
+    }
+    heap.insert(heap.end(), others.begin(), others.end());
+    return heap;
+}
+
+// Copies up to `limit` pages of those mappings, at most `per_region` from
+// each, so that one large empty mapping cannot make up the whole sample.
+std::vector<Page> read_own_anonymous_pages(std::size_t limit, std::size_t per_region) {
+    std::vector<Page> pages;
+    const int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    if (mem < 0) {
+        return pages;
+    }
+    for (const Region& region : anonymous_regions()) {
+        std::size_t taken = 0;
+        for (std::uintptr_t at = region.begin;
+             at < region.end && taken < per_region && pages.size() < limit; at += PAGE_SIZE) {
             Page page;
             if (pread(mem, page.data(), PAGE_SIZE, static_cast<off_t>(at)) ==
                 static_cast<ssize_t>(PAGE_SIZE)) {
                 pages.push_back(page);
+                ++taken;
             }
         }
     }
@@ -79,7 +101,7 @@ std::vector<Page> read_own_anonymous_pages(std::size_t limit) {
 
 TEST(RealPages, OwnAnonymousMemoryRoundTrips) {
     const auto live = std::make_unique<LiveData>();
-    const std::vector<Page> pages = read_own_anonymous_pages(WANTED_PAGES);
+    const std::vector<Page> pages = read_own_anonymous_pages(WANTED_PAGES, PAGES_PER_REGION);
     ASSERT_GE(pages.size(), REQUIRED_PAGES) << "could not read enough of /proc/self/mem";
     for (const Backend backend : {Backend::Scalar, Backend::Simd}) {
         SCOPED_TRACE(std::string(to_string(backend)));
@@ -87,6 +109,8 @@ TEST(RealPages, OwnAnonymousMemoryRoundTrips) {
         EXPECT_EQ(counts.lz4 + counts.raw + counts.same_filled, pages.size());
         // Heap pages full of strings and records compress.
         EXPECT_GT(counts.lz4, 0u);
+        std::cout << to_string(backend) << ": " << pages.size() << " real pages: " << counts.lz4
+                  << " LZ4, " << counts.raw << " raw, " << counts.same_filled << " same-filled\n";
     }
     EXPECT_FALSE(live->names.empty());
 }
