@@ -77,6 +77,9 @@ static inline bool ozram_init_done(struct ozram *oz)
 /* Pages that compress to this size or more are stored raw. */
 extern size_t ozram_huge_class_size;
 
+/* The data path (ozram_io.c). */
+extern const struct block_device_operations ozram_devops;
+
 /* Device registry, shared by sysfs and netlink. */
 void ozram_devices_lock(void);
 void ozram_devices_unlock(void);
