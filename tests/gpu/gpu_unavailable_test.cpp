@@ -1,0 +1,40 @@
+// A build without CUDA: the GPU API exists and says ENODEV everywhere.
+#include <gtest/gtest.h>
+
+#include "ozram/error.hpp"
+#include "ozram/gpu.hpp"
+
+namespace ozram {
+namespace {
+
+template <class Call>
+void expect_enodev(Call&& call) {
+    try {
+        call();
+        FAIL() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(error.code().value(), ENODEV);
+        EXPECT_STREQ(error.what(), "built without CUDA support: No such device");
+    }
+}
+
+TEST(GpuWithoutCuda, NothingIsAvailable) {
+    EXPECT_FALSE(gpu_available());
+    expect_enodev([] { (void)GpuDeviceInfo::query(0); });
+    expect_enodev([] { (void)GpuBatchCompressor::create({}); });
+}
+
+TEST(GpuWithoutCuda, SizingRulesStillWork) {
+    GpuDeviceInfo info;
+    info.multiprocessor_count = 132;
+    info.compute_capability = {9, 0};
+    EXPECT_TRUE(info.is_supported());
+    EXPECT_EQ(info.optimal_batch_size(), 16896u);  // 132 SMs x 16 pages x 8 waves
+    info.compute_capability = {6, 1};
+    EXPECT_FALSE(info.is_supported());
+    info.multiprocessor_count = 0;
+    EXPECT_EQ(info.optimal_batch_size(), 256u);
+}
+
+}  // namespace
+}  // namespace ozram
