@@ -87,12 +87,17 @@ void reload(const Options& options, const ring::RingView& view, DrainLoop& loop,
         log_error(std::string("reload: ") + error.what() + "; keeping the running settings");
         return;
     }
-    set_log_level(config.log_level);
     Options cached = options;
     cached.recalibrate = false;
-    auto fresh = build_compressors(cached, config, view);
-    loop.set_picker(*fresh);
-    compressors = std::move(fresh);
+    try {
+        auto fresh = build_compressors(cached, config, view);
+        loop.set_picker(*fresh);
+        compressors = std::move(fresh);
+    } catch (const std::exception& error) {
+        log_error(std::string("reload: ") + error.what() + "; keeping the running settings");
+        return;
+    }
+    set_log_level(config.log_level);
     apply_batching(loop, config);
     log_info("configuration reloaded");
 }

@@ -81,13 +81,12 @@ void daemonize() {
     ::dup2(null, STDIN_FILENO);
     ::dup2(null, STDOUT_FILENO);
     ::dup2(null, STDERR_FILENO);
-    const long max_fd = ::sysconf(_SC_OPEN_MAX);
-    for (int fd = STDERR_FILENO + 1; fd < (max_fd > 0 ? max_fd : 1024); ++fd) {
-        if (fd != ends[1]) {
-            ::close(fd);
-        }
+    // Keep only the readiness pipe, moved next to the standard streams.
+    ready_pipe = STDERR_FILENO + 1;
+    if (ends[1] != ready_pipe) {
+        ::dup2(ends[1], ready_pipe);
     }
-    ready_pipe = ends[1];
+    ::close_range(ready_pipe + 1, ~0U, 0);
 }
 
 void report_ready(int exit_status) {

@@ -242,3 +242,81 @@ TEST(Ozramd, MissingRingAndUsageErrorsHaveTheirOwnStatus) {
 }
 
 }  // namespace
+
+namespace {
+
+// Waits until the agent's log holds `text`.
+bool log_shows(const Ozramd& agent, const std::string& text,
+               std::chrono::milliseconds limit = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (agent.log().find(text) != std::string::npos) {
+            return true;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return false;
+}
+
+TEST(Ozramd, SighupReloadsTheConfigurationAndKeepsItOnError) {
+    Scratch scratch;
+    const std::string name = unique_name("reload");
+    auto ring = ShmRingOwner::create(name, {});
+    std::vector<std::string> args = agent_args(scratch, name);
+    args.resize(args.size() - 2);  // no --batch-size flag: the file decides
+    Ozramd agent(scratch, args);
+    ASSERT_TRUE(log_shows(agent, "batches of up to 256 pages")) << agent.log();
+
+    std::ofstream(scratch.config()) << "batch_size = 8\nflush_us = 0\n";
+    agent.signal(SIGHUP);
+    EXPECT_TRUE(log_shows(agent, "batches of up to 8 pages, flush after 0 us")) << agent.log();
+
+    std::ofstream(scratch.config()) << "batch_size = 16\nwarp_speed = 9\n";
+    agent.signal(SIGHUP);
+    EXPECT_TRUE(log_shows(agent, "ozramd.conf:2: unknown key 'warp_speed'; keeping"))
+        << agent.log();
+
+    // Still serving, with batches of 8.
+    const auto pages = ozram::ring::test::mixed_pages(20);
+    ozram::ringload::LoadPlan plan;
+    plan.pages = 200;
+    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    EXPECT_EQ(report.pages, 200u);
+    EXPECT_EQ(report.mismatches + report.rejected, 0u);
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
+}
+
+TEST(Ozramd, DaemonModeReportsReadinessWritesAndRemovesThePidfile) {
+    Scratch scratch;
+    const std::string name = unique_name("daemon");
+    const std::string pidfile = scratch.config() + ".pid";
+    auto ring = ShmRingOwner::create(name, {});
+    std::vector<std::string> args = agent_args(scratch, name);
+    args.insert(args.end(), {"--daemon", "--pidfile", pidfile});
+    Ozramd launcher(scratch, args);
+    // The launcher returns once the detached daemon is attached and serving.
+    ASSERT_EQ(launcher.wait(), 0) << launcher.log();
+    std::ifstream pid_text(pidfile);
+    pid_t daemon_pid = 0;
+    ASSERT_TRUE(pid_text >> daemon_pid) << "no pidfile";
+    EXPECT_EQ(ring->agent_pid(), static_cast<std::uint32_t>(daemon_pid));
+    EXPECT_EQ(::kill(daemon_pid, 0), 0) << "the daemon is not running";
+
+    const auto pages = ozram::ring::test::mixed_pages(20);
+    ozram::ringload::LoadPlan plan;
+    plan.pages = 500;
+    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    EXPECT_EQ(report.pages, 500u);
+    EXPECT_EQ(report.mismatches + report.rejected, 0u);
+    // STOPPING ends it; it detaches and removes its pidfile on the way out.
+    // (Its exit status goes to whoever adopted it, so the test watches the
+    // pidfile rather than the process, which may linger as a zombie.)
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (std::ifstream(pidfile).good() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_EQ(ring->agent_pid(), 0u) << "the daemon did not detach";
+    EXPECT_FALSE(std::ifstream(pidfile).good()) << "the pidfile was left behind";
+}
+
+}  // namespace
