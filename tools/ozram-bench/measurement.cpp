@@ -24,19 +24,6 @@ double Measurement::ratio() const {
     return static_cast<double>(bytes_in) / static_cast<double>(bytes_out);
 }
 
-double median(std::vector<double> values) {
-    if (values.empty()) {
-        return 0.0;
-    }
-    const auto middle = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + middle, values.end());
-    if (values.size() % 2 == 1) {
-        return values[middle];
-    }
-    const auto lower = *std::max_element(values.begin(), values.begin() + middle);
-    return (lower + values[middle]) / 2.0;
-}
-
 std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
                                         std::span<const std::uint8_t* const> pages,
                                         std::size_t batch, unsigned repeats) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codec.hpp"
+#include "median.hpp"
 
 namespace ozram::bench {
 
@@ -29,10 +30,6 @@ struct Measurement {
     // bytes_in / bytes_out; +infinity when nothing was stored, 0 for no input.
     [[nodiscard]] double ratio() const;
 };
-
-// The median of the values (the mean of the middle two for an even count);
-// 0 for none.
-[[nodiscard]] double median(std::vector<double> values);
 
 // Runs `repeats` passes of every codec over the pages.  The repeats are
 // interleaved (codec A, B, C, then A, B, C again) so that a burst of load from

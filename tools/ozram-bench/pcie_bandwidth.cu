@@ -4,7 +4,7 @@
 #include <iostream>
 #include <vector>
 
-#include "measurement.hpp"
+#include "median.hpp"
 #include "pcie_bandwidth.hpp"
 
 namespace ozram::bench {
