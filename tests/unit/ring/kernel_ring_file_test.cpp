@@ -1,0 +1,121 @@
+// KernelRing against a regular file laid out like /dev/ozram-ring: the
+// mapping, the read-only staging area and the doorbell calls are those the
+// device will see (poll() on a file is always ready and ioctl() fails with
+// ENOTTY, which the tests use to see that the doorbell is rung).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "completion_check.hpp"
+#include "drain_loop.hpp"
+#include "heap_ring.hpp"
+#include "kernel_ring.hpp"
+#include "ring_producer.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+class RingFile {
+  public:
+    explicit RingFile(std::uint32_t slots, std::uint16_t abi_major = OZRAM_RING_ABI_MAJOR) {
+        char pattern[] = "/tmp/ozram-ring-file.XXXXXX";
+        fd_ = ::mkstemp(pattern);
+        path_ = pattern;
+        ozram_ring_header header;
+        ozram_ring_init_header(&header, slots, slots, 3072);
+        header.abi_major = abi_major;
+        size_ = header.mapping_size;
+        EXPECT_EQ(::ftruncate(fd_, static_cast<off_t>(size_)), 0);
+        base_ = static_cast<std::uint8_t*>(
+            ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0));
+        std::memcpy(base_, &header, sizeof(header));
+        view_ = ozram::ring::RingView::locate(header, base_, base_ + header.staging.offset);
+    }
+    ~RingFile() {
+        ::munmap(base_, size_);
+        ::close(fd_);
+        ::unlink(path_.c_str());
+    }
+    [[nodiscard]] const std::string& path() const { return path_; }
+    [[nodiscard]] const ozram::ring::RingView& view() const { return view_; }
+
+  private:
+    std::string path_;
+    int fd_ = -1;
+    std::size_t size_ = 0;
+    std::uint8_t* base_ = nullptr;
+    ozram::ring::RingView view_;
+};
+
+class ScalarPicker final : public ozram::daemon::CompressorPicker {
+  public:
+    ozram::PageCompressor& pick(std::size_t) override { return *compressor_; }
+
+  private:
+    std::unique_ptr<ozram::PageCompressor> compressor_ =
+        ozram::make_cpu_compressor(ozram::Backend::Scalar);
+};
+
+TEST(KernelRing, AttachesToTheDeviceLayoutAndServesIt) {
+    RingFile file(32);
+    auto ring = ozram::ring::KernelRing::attach(file.path());
+    EXPECT_EQ(ring->view().header.slots, 32u);
+    EXPECT_EQ(ring->wait_for_work(1ms), ozram::ring::Wake::Ready);
+
+    ScalarPicker picker;
+    ozram::daemon::DrainLoop loop(*ring, picker);
+    loop.set_batching(32, 0us);
+    ozram::ring::RingProducer producer(file.view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = ozram::ring::test::mixed_pages(32);
+    for (const auto& page : pages) {
+        producer.stage(page.data(), 0, &page - pages.data());
+    }
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), ozram::daemon::Step::Drained);
+    int verified = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+        verified += verdict == OZRAM_RING_OK && cqe.status == 0 &&
+                    check.restores(cqe, file.view().output_slot(cqe.slot), pages[cookie].data());
+    });
+    EXPECT_EQ(verified, 32);
+}
+
+TEST(KernelRing, RingsTheDoorbellOnlyWhenTheProducerAsks) {
+    RingFile file(4);
+    auto ring = ozram::ring::KernelRing::attach(file.path());
+    EXPECT_NO_THROW(ring->notify_completions()) << "NEED_WAKEUP is clear: no ioctl";
+    file.view().ctrl->flags.value = OZRAM_RING_F_NEED_WAKEUP;
+    try {
+        ring->notify_completions();
+        FAIL() << "the COMPLETE ioctl was not issued";
+    } catch (const ozram::Error& error) {
+        EXPECT_EQ(error.code().value(), ENOTTY);  // a file, not the device
+    }
+}
+
+TEST(KernelRing, StagingIsMappedReadOnly) {
+    RingFile file(4);
+    auto ring = ozram::ring::KernelRing::attach(file.path());
+    EXPECT_DEATH(ring->view().staging[0] = 1, "");
+}
+
+TEST(KernelRing, RefusesAnUnknownMajorVersion) {
+    RingFile file(4, OZRAM_RING_ABI_MAJOR + 1);
+    EXPECT_THROW((void)ozram::ring::KernelRing::attach(file.path()), ozram::ring::AbiVersionError);
+}
+
+TEST(KernelRing, MissingDeviceIsENOENT) {
+    try {
+        (void)ozram::ring::KernelRing::attach("/nonexistent/ozram-ring");
+        FAIL() << "attached to nothing";
+    } catch (const ozram::Error& error) {
+        EXPECT_EQ(error.code().value(), ENOENT);
+    }
+}
+
+}  // namespace
