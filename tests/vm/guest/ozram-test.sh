@@ -22,7 +22,7 @@ IO_STAT_FIELDS="failed_reads failed_writes invalid_io notify_free"
 mke2fs() { /usr/sbin/mke2fs "$@"; }
 e2fsck() { /usr/sbin/e2fsck "$@"; }
 
-step() { echo "== $*"; }
+step() { echo "== [$(cut -d" " -f1 /proc/uptime)s] $*"; }
 note() { echo "   $*"; }
 
 fail() {
@@ -76,6 +76,13 @@ stat_field() {
 		i=$((i + 1))
 	done
 	fail "stat_field: no field $2 in $1"
+}
+
+# backend_field NAME [N]: a "name: value" line of ozram's backend_stat.
+backend_field() {
+	v=$(sed -n "s/^$1: *//p" "$(sysdir "${2:-0}")/backend_stat")
+	[ -n "$v" ] || fail "backend_stat of device ${2:-0} has no field $1"
+	echo "$v"
 }
 
 # dev_setup N SIZE: initialize device N with LZ4 and SIZE bytes (suffixes ok).
