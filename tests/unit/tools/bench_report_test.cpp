@@ -31,7 +31,8 @@ TEST(BenchReport, JsonRowHasEveryKey) {
     for (const char* key :
          {"backend", "pages", "bytes_in", "bytes_out", "ratio", "compress_gbps", "decompress_gbps",
           "verified_pages", "mismatches", "threads", "batch", "repeats"}) {
-        EXPECT_NE(row.find("\"" + std::string(key) + "\": "), std::string::npos) << key;
+        const auto quoted = std::string("\"").append(key).append("\": ");
+        EXPECT_NE(row.find(quoted), std::string::npos) << key;
     }
     EXPECT_NE(row.find("\"backend\": \"liblz4-16\""), std::string::npos);
     EXPECT_NE(row.find("\"ratio\": 4.0000"), std::string::npos);
