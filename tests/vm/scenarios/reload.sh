@@ -1,0 +1,61 @@
+# vm: --mem 384 --no-module
+# The module unloads and loads again with data stored on initialized
+# devices; unloading frees all of it and the devices work after each load.
+
+ROUNDS=3
+
+# Free memory with the caches dropped, in KiB.
+available_kb() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/MemAvailable/ { print $2 }' /proc/meminfo
+}
+
+step "baseline"
+dd if=/dev/urandom of=/tmp/random.bin bs=1M count=16 2>/dev/null
+pagegen --pages 2048 --seed 3 >/tmp/mixed.bin
+load_ozram num_devices=2
+unload_ozram
+base_kb=$(available_kb)
+note "MemAvailable with the module unloaded: $base_kb KiB"
+
+round=1
+while [ $round -le $ROUNDS ]; do
+	step "round $round: load, store data, unload"
+	load_ozram num_devices=2
+	[ -d $CONTROL ] || fail "$CONTROL missing after load"
+	check_eq "$(cat $(sysdir 0)/initstate)" 0 "initstate of a fresh device"
+	dev_setup 0 64M
+	dev_setup 1 64M
+	dd if=/tmp/random.bin of=$(dev 0) bs=1M oflag=direct 2>/dev/null
+	dd if=/tmp/mixed.bin of=$(dev 1) bs=1M oflag=direct 2>/dev/null
+	check_eq "$(dd if=$(dev 0) bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$(md5 /tmp/random.bin)" "random data on device 0"
+	check_eq "$(dd if=$(dev 1) bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$(md5 /tmp/mixed.bin)" "mixed data on device 1"
+	check_cmp "$(stat_field $(sysdir 0)/mm_stat mem_used_total)" -ge $((16 * 1024 * 1024)) \
+		"memory used by device 0"
+
+	# A mounted device keeps the module in use.
+	mke2fs -q -F -b 4096 -t ext4 $(dev 1)
+	mkdir -p /mnt/r
+	mount -t ext4 $(dev 1) /mnt/r
+	if rmmod $DEV 2>/dev/null; then
+		fail "rmmod succeeded with a mounted device"
+	fi
+	note "ok: rmmod refused while mounted"
+	umount /mnt/r
+
+	unload_ozram
+	[ -e $CONTROL ] && fail "$CONTROL still exists after rmmod"
+	ls /sys/block | grep -q "^$DEV" && fail "block devices left after rmmod: $(ls /sys/block)"
+	# zsmalloc names its caches after the pool (the disk name).
+	leftover=$(ls /sys/kernel/slab | grep -E "(zspage|zs_handle)-$DEV" || true)
+	[ -z "$leftover" ] || fail "zsmalloc caches left after rmmod: $leftover"
+	round=$((round + 1))
+done
+
+step "no memory lost over $ROUNDS rounds of 24 MiB each"
+end_kb=$(available_kb)
+note "MemAvailable: $base_kb KiB before, $end_kb KiB after"
+check_cmp $((base_kb - end_kb)) -lt 4096 "MemAvailable drop (KiB)"
