@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "ozram/page.hpp"
 
@@ -50,6 +51,8 @@ std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
         row.bytes_in = bytes_in;
         row.compress_gbps = median(compress[c]);
         row.decompress_gbps = median(decompress[c]);
+        row.compress_by_pass = std::move(compress[c]);
+        row.decompress_by_pass = std::move(decompress[c]);
         row.mismatches =
             static_cast<std::uint64_t>(std::count(failed[c].begin(), failed[c].end(), true));
         row.verified_pages = row.pages - row.mismatches;

@@ -26,6 +26,10 @@ struct Measurement {
     double copy_gbps = 0;              // pcie rows only: pinned copy bandwidth
     std::uint64_t verified_pages = 0;  // pages right in every repeat
     std::uint64_t mismatches = 0;      // pages wrong in at least one repeat
+    // GB/s of each pass, in order: passes of different codecs with the same
+    // index ran back to back, so their ratios compare them under the same load.
+    std::vector<double> compress_by_pass;
+    std::vector<double> decompress_by_pass;
 
     // bytes_in / bytes_out; +infinity when nothing was stored, 0 for no input.
     [[nodiscard]] double ratio() const;

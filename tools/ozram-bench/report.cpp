@@ -1,8 +1,10 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ozram::bench {
@@ -53,6 +55,18 @@ const Measurement* find(std::span<const Measurement> rows, std::string_view back
     return nullptr;
 }
 
+// The median over passes of a's GB/s divided by b's in the same pass; 0 when
+// there is no pair.
+double paired_median(const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        if (b[i] > 0) {
+            ratios.push_back(a[i] / b[i]);
+        }
+    }
+    return median(std::move(ratios));
+}
+
 void print_comparison(std::ostream& out, std::span<const Measurement> rows) {
     const auto* cpu = find(rows, "cpu");
     if (cpu == nullptr) {
@@ -60,13 +74,22 @@ void print_comparison(std::ostream& out, std::span<const Measurement> rows) {
     }
     const auto* reference = find(rows, "liblz4-" + std::to_string(cpu->threads));
     if (reference == nullptr || reference->compress_gbps <= 0 || reference->decompress_gbps <= 0 ||
-        reference->ratio() <= 0) {
+        reference->bytes_out == 0) {
         return;
     }
-    out << "\ncpu vs " << reference->backend << " (same pages, batches and threads): compress "
-        << fixed(cpu->compress_gbps / reference->compress_gbps, 3) << "x, decompress "
-        << fixed(cpu->decompress_gbps / reference->decompress_gbps, 3) << "x, ratio "
-        << fixed(cpu->ratio() / reference->ratio(), 3) << "x\n";
+    const auto extra_bytes =
+        static_cast<long long>(cpu->bytes_out) - static_cast<long long>(reference->bytes_out);
+    out << "\ncpu vs " << reference->backend << " (same pages, batches and threads):\n"
+        << "  medians:       compress " << fixed(cpu->compress_gbps / reference->compress_gbps, 3)
+        << "x, decompress " << fixed(cpu->decompress_gbps / reference->decompress_gbps, 3) << "x\n"
+        << "  pass by pass:  compress "
+        << fixed(paired_median(cpu->compress_by_pass, reference->compress_by_pass), 3)
+        << "x, decompress "
+        << fixed(paired_median(cpu->decompress_by_pass, reference->decompress_by_pass), 3)
+        << "x (median of the per-pass ratios)\n"
+        << "  stored bytes:  " << cpu->bytes_out << " vs " << reference->bytes_out << " ("
+        << (extra_bytes >= 0 ? "+" : "") << extra_bytes << "), ratio "
+        << fixed(cpu->ratio() / reference->ratio(), 5) << "x\n";
 }
 
 }  // namespace

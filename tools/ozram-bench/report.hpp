@@ -15,7 +15,8 @@ namespace ozram::bench {
 [[nodiscard]] std::string json_row(const Measurement& m);
 
 // The human table; ends with how the cpu backend compares with liblz4-N when
-// both were measured.
+// both were measured: the ratio of the medians, the median of the per-pass
+// ratios (steadier on a busy machine), and the stored bytes.
 void print_table(std::ostream& out, std::span<const Measurement> rows);
 
 }  // namespace ozram::bench

@@ -58,16 +58,37 @@ TEST(BenchReport, CsvRowMatchesHeader) {
 
 TEST(BenchReport, TableComparesCpuWithLiblz4OnTheSameThreads) {
     auto reference = sample();
+    reference.compress_by_pass = {2.0, 2.0, 2.0};
+    reference.decompress_by_pass = {4.0, 4.0};
     auto cpu = sample();
     cpu.backend = "cpu";
     cpu.compress_gbps = 3.25 * 0.5;
     cpu.decompress_gbps = 12.5 * 2;
+    cpu.bytes_out += 100;
+    cpu.compress_by_pass = {1.0, 2.0, 3.0};  // pairs: 0.5, 1.0, 1.5
+    cpu.decompress_by_pass = {2.0, 6.0};     // pairs: 0.5, 1.5
     const std::vector<Measurement> rows{cpu, reference};
     std::ostringstream out;
     print_table(out, rows);
-    EXPECT_NE(out.str().find("cpu vs liblz4-16"), std::string::npos) << out.str();
-    EXPECT_NE(out.str().find("compress 0.500x, decompress 2.000x, ratio 1.000x"), std::string::npos)
-        << out.str();
+    const auto text = out.str();
+    EXPECT_NE(text.find("cpu vs liblz4-16"), std::string::npos) << text;
+    EXPECT_NE(text.find("medians:       compress 0.500x, decompress 2.000x"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("pass by pass:  compress 1.000x, decompress 1.000x"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("stored bytes:  2097252 vs 2097152 (+100), ratio 0.99995x"),
+              std::string::npos)
+        << text;
+}
+
+TEST(BenchReport, NoComparisonWithoutTheReferenceOfTheSameThreads) {
+    auto cpu = sample();
+    cpu.backend = "cpu";
+    cpu.threads = 8;  // the reference row is liblz4-16
+    const std::vector<Measurement> rows{cpu, sample()};
+    std::ostringstream out;
+    print_table(out, rows);
+    EXPECT_EQ(out.str().find("cpu vs"), std::string::npos);
 }
 
 }  // namespace

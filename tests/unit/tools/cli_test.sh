@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The two programs end to end: exit statuses, messages, and a corpus dumped
+# from a live process going through the benchmark with every page verified.
+# Usage: cli_test.sh PAGEDUMP BENCH
+# Exits 77 (ctest: skipped) when this user may not read another process.
+set -uo pipefail
+
+pagedump=$1
+bench=$2
+work=$(mktemp -d)
+sleeper=
+cleanup() {
+	[[ -n $sleeper ]] && kill "$sleeper" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+
+# expect STATUS DESCRIPTION COMMAND...: runs COMMAND, output in $work/out.
+expect() {
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$work/out" 2>&1
+	local got=$?
+	if [[ $got -ne $want ]]; then
+		echo "FAIL: $what: exit $got, expected $want" >&2
+		sed 's/^/    /' "$work/out" >&2
+		failures=$((failures + 1))
+	fi
+}
+
+# expect_output PATTERN DESCRIPTION: the last command's output matches.
+expect_output() {
+	if ! grep -qE -- "$1" "$work/out"; then
+		echo "FAIL: $2: output lacks /$1/" >&2
+		sed 's/^/    /' "$work/out" >&2
+		failures=$((failures + 1))
+	fi
+}
+
+expect 0 "pagedump --help" "$pagedump" --help
+expect_output '^usage: ozram-pagedump' "pagedump --help"
+expect 0 "bench --help" "$bench" --help
+expect_output '^usage: ozram-bench' "bench --help"
+expect 2 "pagedump without -o" "$pagedump" 1
+expect_output 'no output file' "pagedump without -o"
+expect 2 "bench without input" "$bench"
+expect 2 "bench bad backend" "$bench" --input x --backend tpu
+expect 2 "bench bad batch" "$bench" --input x --batch 0
+
+# A process that is not there: ESRCH, status 3, no file left behind.
+expect 3 "pagedump of a missing process" "$pagedump" 4194304 -o "$work/none.pages"
+expect_output 'process 4194304: No such process \(ESRCH\)' "pagedump of a missing process"
+[[ ! -e $work/none.pages ]] || {
+	echo "FAIL: a failed dump left its file" >&2
+	failures=$((failures + 1))
+}
+
+# A corpus that is not whole pages.
+head -c 5000 /dev/zero >"$work/odd.pages"
+expect 1 "bench on a partial page" "$bench" --input "$work/odd.pages"
+expect_output 'not a positive multiple of 4096.*\(EINVAL\)' "bench on a partial page"
+expect 1 "bench on a missing file" "$bench" --input "$work/missing.pages"
+expect_output '\(ENOENT\)' "bench on a missing file"
+
+# A live process: a shell that has filled some heap, then waits in a builtin
+# (no child process to outlive the test) on a FIFO nobody writes to.
+mkfifo "$work/hold"
+bash -c 'x=$(head -c 3000000 /dev/urandom | od -An -tx1); : >"$1"; read -r -t 120 _; echo ${#x}' \
+	_ "$work/ready" <>"$work/hold" >/dev/null 2>&1 &
+sleeper=$!
+for _ in $(seq 1 300); do
+	[[ -e $work/ready ]] && break
+	sleep 0.1
+done
+"$pagedump" "$sleeper" -o "$work/live.pages" >"$work/out" 2>&1
+status=$?
+if [[ $status -eq 4 ]]; then
+	echo "SKIP: this user may not read other processes (ptrace):" >&2
+	cat "$work/out" >&2
+	exit 77
+fi
+if [[ $status -ne 0 ]]; then
+	echo "FAIL: pagedump of a live process: exit $status" >&2
+	cat "$work/out" >&2
+	exit 1
+fi
+expect_output "^ +$sleeper +bash" "pagedump summary"
+size=$(stat -c %s "$work/live.pages")
+if ((size == 0 || size % 4096 != 0)); then
+	echo "FAIL: corpus size $size is not whole pages" >&2
+	failures=$((failures + 1))
+fi
+
+expect 0 "bench --json" "$bench" --input "$work/live.pages" --threads 2 --batch 64 --repeat 1 --json
+rows=$(grep -c '^{' "$work/out")
+if ((rows < 3)); then
+	echo "FAIL: bench --json printed $rows rows" >&2
+	failures=$((failures + 1))
+fi
+expect_output '"backend": "cpu".*"mismatches": 0}' "bench --json cpu row"
+expect_output '"backend": "liblz4-2"' "bench --json reference row"
+if grep '^{' "$work/out" | grep -vq '"mismatches": 0}'; then
+	echo "FAIL: a row has mismatches" >&2
+	failures=$((failures + 1))
+fi
+
+expect 0 "bench --csv" "$bench" --input "$work/live.pages" --backend scalar --batch 7 --repeat 1 --csv
+expect_output '^backend,threads,batch,repeats,pages,bytes_in,bytes_out,ratio,' "bench --csv header"
+expect_output '^scalar,1,7,1,' "bench --csv scalar row"
+
+# Only the gpu backend: measured with a GPU, status 2 without one.
+"$bench" --input "$work/live.pages" --backend gpu --repeat 1 >"$work/out" 2>&1
+status=$?
+if [[ $status -eq 2 ]]; then
+	expect_output 'needs a GPU' "bench --backend gpu without a GPU"
+elif [[ $status -ne 0 ]]; then
+	echo "FAIL: bench --backend gpu: exit $status" >&2
+	failures=$((failures + 1))
+fi
+
+if ((failures > 0)); then
+	echo "$failures check(s) failed" >&2
+	exit 1
+fi
+echo "all checks passed"
