@@ -26,8 +26,14 @@ namespace {
 
 // liblz4 clamps its acceleration to [1, LZ4_ACCELERATION_MAX = 65537].
 constexpr int MAX_LZ4_ACCELERATION = 65537;
+// More threads than this is a configuration mistake, not a big machine.
+constexpr unsigned MAX_THREADS = 1024;
 
 void check_config(const CpuConfig& config) {
+    if (config.threads > MAX_THREADS) {
+        throw Error(EINVAL, "threads " + std::to_string(config.threads) + " is above " +
+                                std::to_string(MAX_THREADS));
+    }
     if (config.huge_threshold == 0 || config.huge_threshold > PAGE_SIZE) {
         throw Error(EINVAL, "huge_threshold " + std::to_string(config.huge_threshold) +
                                 " is outside [1, " + std::to_string(PAGE_SIZE) + "]");

@@ -11,7 +11,9 @@
 namespace ozram {
 
 // Both backends are this class: Scalar is a pool of one participant (the
-// caller, no threads), Simd a pool of CpuConfig::threads.
+// caller, no threads), Simd a pool of CpuConfig::threads.  One object runs one
+// batch at a time (its encoders and stats are per object): callers on several
+// threads use one compressor each.
 class CpuCompressor final : public PageCompressor {
   public:
     // Validated config (see make_cpu_compressor()).

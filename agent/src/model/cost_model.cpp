@@ -81,7 +81,8 @@ std::optional<std::size_t> CostModel::crossover(Backend slower, Backend faster) 
     if (break_even < 1) {
         return 1;
     }
-    if (break_even >= static_cast<double>(std::numeric_limits<std::size_t>::max() / 2)) {
+    // Beyond any real batch, or NaN from a model with NaN in it: never.
+    if (!(break_even < static_cast<double>(std::numeric_limits<std::size_t>::max() / 2))) {
         return std::nullopt;
     }
     return static_cast<std::size_t>(std::floor(break_even)) + 1;

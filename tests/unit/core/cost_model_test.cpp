@@ -99,6 +99,13 @@ TEST(CostModel, NoCrossoverWhenTheFasterIsNeverFaster) {
     EXPECT_EQ(model.crossover(Backend::Simd, Backend::Gpu), std::nullopt);
 }
 
+TEST(CostModel, NanInAModelNeverCrossesOver) {
+    CostModel model = example_model();
+    model.simd.fixed_ns = std::nan("");
+    EXPECT_EQ(model.crossover(Backend::Scalar, Backend::Simd), std::nullopt);
+    EXPECT_EQ(model.select(1000, false), Backend::Scalar);
+}
+
 TEST(CostModel, SelectFollowsTheCrossovers) {
     const CostModel model = example_model();
     EXPECT_EQ(model.select(1, true), Backend::Scalar);

@@ -124,6 +124,7 @@ TEST(CpuEdge, BadConfigIsRejected) {
     expect_einval(Backend::Simd, CpuConfig{.huge_threshold = PAGE_SIZE + 1});
     expect_einval(Backend::Scalar, CpuConfig{.lz4_acceleration = 0});
     expect_einval(Backend::Simd, CpuConfig{.lz4_acceleration = -3});
+    expect_einval(Backend::Simd, CpuConfig{.threads = 100000});
     expect_einval(Backend::Gpu, CpuConfig{});
 }
 
