@@ -13,8 +13,8 @@ namespace ozram {
 // The kinds of page in the mix (see make_synthetic_pages()).
 enum class SyntheticKind : std::uint8_t {
     Zero,    // never-written or cleared memory: same-filled
-    Text,    // log and source-like text: LZ4 compresses it 2-4x
-    Struct,  // arrays of records with small integers and pointers: 3-6x
+    Text,    // log-like text: LZ4 compresses it about 1.9x
+    Struct,  // arrays of records with counters and pointers: about 2.3x
     Random,  // encrypted or already compressed data: stored raw
 };
 
