@@ -64,7 +64,8 @@ std::vector<Sample> measure(PageCompressor& compressor, const Corpus& corpus,
     std::vector<Sample> samples;
     const Clock::duration per_size = budget / static_cast<long>(sizes.size());
     BatchResult result;
-    compressor.compress(corpus.batch(sizes.front(), 0), result);  // warm-up: caches, threads
+    // Warm-up: caches, page faults of the result, the pool's first wake-up.
+    compressor.compress(corpus.batch(std::min<std::size_t>(64, sizes.back()), 0), result);
     for (const std::size_t size : sizes) {
         std::vector<double> times;
         const Clock::time_point size_start = Clock::now();
