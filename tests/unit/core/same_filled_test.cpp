@@ -1,4 +1,6 @@
 // is_same_filled() and fill_page().
+#include "cpu/same_filled.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -60,6 +62,50 @@ TEST(SameFilled, WorksAtUnalignedAddresses) {
         EXPECT_EQ(found, 0x1122334455667788ULL);
         page[PAGE_SIZE - 1] ^= 1;
         EXPECT_FALSE(is_same_filled(page, &found)) << "shift " << shift;
+    }
+}
+
+// Every scan the library can be built with, checked against a plain loop.
+struct Scan {
+    const char* name;
+    bool (*matches)(const std::uint8_t*, std::uint64_t);
+};
+
+const Scan SCANS[] = {
+    {"portable", same_filled::matches_word_portable},
+#if defined(__SSE2__)
+    {"sse2", same_filled::matches_word_sse2},
+#endif
+};
+
+bool reference_matches(const std::uint8_t* page, std::uint64_t word) {
+    for (std::size_t i = 0; i < PAGE_SIZE; i += 8) {
+        std::uint64_t value;
+        std::memcpy(&value, page + i, 8);
+        if (value != word) {
+            return false;
+        }
+    }
+    return true;
+}
+
+TEST(SameFilledScans, AgreeWithAPlainLoopOnEveryByte) {
+    std::vector<std::uint8_t> buffer(PAGE_SIZE + 8);
+    for (const Scan& scan : SCANS) {
+        for (const std::size_t shift : {std::size_t{0}, std::size_t{3}}) {
+            std::uint8_t* page = buffer.data() + shift;
+            for (const std::uint64_t word : WORDS) {
+                fill_page(page, word);
+                EXPECT_TRUE(scan.matches(page, word)) << scan.name;
+                EXPECT_EQ(scan.matches(page, word ^ 1), word == (word ^ 1)) << scan.name;
+                for (std::size_t at = 0; at < PAGE_SIZE; at += 1 + at % 5) {
+                    page[at] ^= 0x80;
+                    ASSERT_EQ(scan.matches(page, word), reference_matches(page, word))
+                        << scan.name << " byte " << at;
+                    page[at] ^= 0x80;
+                }
+            }
+        }
     }
 }
 
