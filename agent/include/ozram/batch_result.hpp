@@ -38,7 +38,7 @@ struct BatchResult {
     // input_bytes / total_time, in bytes per second; 0 when no time was taken.
     [[nodiscard]] double throughput_bytes_per_sec(std::size_t input_bytes) const;
     // input bytes / stored bytes (> 1 means smaller); same-filled pages store
-    // nothing, so an all-same-filled batch reports +infinity.
+    // nothing, so an all-same-filled batch reports +infinity; 0 when empty.
     [[nodiscard]] double compression_ratio() const;
     // Whether offloading this batch paid: its measured end-to-end time beat the
     // cost model's CPU estimate for the same pages.  The seed's "compute > 5x

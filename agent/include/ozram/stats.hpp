@@ -11,7 +11,8 @@ struct CompressorStats {
     std::uint64_t total_bytes_out = 0;
     std::uint64_t total_time_ns = 0;
 
-    // bytes in / bytes out; 0 when nothing was compressed.
+    // bytes in / bytes out; 0 when nothing was compressed, +infinity when
+    // every page so far was same-filled (nothing stored).
     [[nodiscard]] double compression_ratio() const;
     // bytes in per nanosecond == GB/s (10^9 bytes); 0 when no time was taken.
     [[nodiscard]] double throughput_gbps() const;
