@@ -34,7 +34,7 @@ struct CpuConfig {
 };
 
 class PageCompressor {
-public:
+  public:
     virtual ~PageCompressor() = default;
 
     [[nodiscard]] virtual Backend backend() const = 0;

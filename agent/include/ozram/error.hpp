@@ -11,7 +11,7 @@ namespace ozram {
 // std::generic_category() (ENODEV: no GPU, EINVAL: bad argument, EIO: corrupt
 // compressed data, ENOMEM, ...), what() says what failed in words.
 class Error : public std::system_error {
-public:
+  public:
     Error(int errno_value, const std::string& message)
         : std::system_error(errno_value, std::generic_category(), message) {}
 };
