@@ -37,7 +37,7 @@ BackendChoice parse_backend(const std::string& text) {
 }
 
 // A batch larger than this would not fit a BatchResult's 32-bit offsets.
-constexpr std::size_t MAX_BATCH_PAGES = 1U << 20;
+constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / 4096;
 constexpr unsigned MAX_THREADS = 4096;
 
 }  // namespace
