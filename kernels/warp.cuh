@@ -131,19 +131,26 @@ struct Lanes {
     const T& operator[](Lane l) const { return values[l.id]; }
 };
 
+// The order in which the emulation runs the lanes of a section.  The device
+// promises no order, so a kernel that obeys the rule above gives the same
+// result in either; the tests run both to check that it does.
+enum class LaneOrder { Ascending, Descending };
+
 class Warp {
   public:
+    explicit Warp(LaneOrder order = LaneOrder::Ascending) : order_(order) {}
+
     template <class Body>
     void each(Body&& body) const {
-        for (unsigned id = 0; id < WARP_SIZE; ++id)
-            body(Lane{id});
+        for (unsigned i = 0; i < WARP_SIZE; ++i)
+            body(lane(i));
     }
     template <class Pred>
     LaneMask ballot(Pred&& pred) const {
         LaneMask mask = 0;
-        for (unsigned id = 0; id < WARP_SIZE; ++id) {
-            if (pred(Lane{id}))
-                mask |= LaneMask{1} << id;
+        for (unsigned i = 0; i < WARP_SIZE; ++i) {
+            if (pred(lane(i)))
+                mask |= LaneMask{1} << lane(i).id;
         }
         return mask;
     }
@@ -166,6 +173,12 @@ class Warp {
         body();
     }
     void sync() const {}
+
+  private:
+    Lane lane(unsigned i) const {
+        return Lane{order_ == LaneOrder::Ascending ? i : WARP_SIZE - 1 - i};
+    }
+    LaneOrder order_;
 };
 
 inline std::uint32_t load_u32_le(const std::uint8_t* p) {

@@ -43,8 +43,8 @@ struct GpuDeviceInfo {
 struct GpuBatchConfig {
     int device_index = 0;
     Algorithm algorithm = Algorithm::Lz4;
-    std::size_t batch_size = 4096;   // pages per batch (larger batches are split)
-    bool async_dma = true;           // pinned buffers and streams; false: synchronous copies
+    std::size_t batch_size = 4096;      // pages per batch (larger batches are split)
+    bool async_dma = true;              // pinned buffers and streams; false: synchronous copies
     std::size_t ring_buffer_slots = 4;  // batches in flight
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
 };
@@ -53,7 +53,7 @@ struct GpuBatchConfig {
 // like the CPU backends.  In a build without CUDA, create() throws
 // Error(ENODEV, "built without CUDA support").
 class GpuBatchCompressor : public PageCompressor {
-public:
+  public:
     // Throws Error(ENODEV) with no usable device, Error(EINVAL) on a bad config.
     [[nodiscard]] static std::unique_ptr<GpuBatchCompressor> create(const GpuBatchConfig& config);
     ~GpuBatchCompressor() override;
@@ -73,7 +73,7 @@ public:
 
     struct Impl;
 
-private:
+  private:
     explicit GpuBatchCompressor(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };

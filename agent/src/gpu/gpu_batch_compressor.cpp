@@ -207,6 +207,8 @@ struct GpuBatchCompressor::Impl {
             std::fprintf(stderr, "ozram: GPU %s failed: %s; finishing the batch on the CPU\n",
                          operation, what.c_str());
         }
+        if (!pipeline)
+            return;
         pipeline->abandon();
         cudaGetLastError();  // clears an error that was not sticky
         if (cudaDeviceSynchronize() == cudaSuccess)

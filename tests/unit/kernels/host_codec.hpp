@@ -19,26 +19,28 @@ struct HostCompressed {
     std::vector<std::uint8_t> bytes;  // descriptor.size bytes of the slot
 };
 
-inline HostCompressed compress_on_host(const TestPage& page, std::uint32_t huge_threshold) {
+inline HostCompressed compress_on_host(const TestPage& page, std::uint32_t huge_threshold,
+                                       kernels::LaneOrder order = kernels::LaneOrder::Ascending) {
     auto scratch = std::make_unique<kernels::CompressScratch>();
     std::vector<std::uint8_t> slot(kernels::PAGE_BYTES, 0xa5);
     kernels::PageDescriptor descriptor{0xbad, 0xbad, 0xff, 0xff, 0};
-    kernels::compress_page(kernels::Warp{}, *scratch, page.data(), slot.data(), descriptor,
+    kernels::compress_page(kernels::Warp{order}, *scratch, page.data(), slot.data(), descriptor,
                            huge_threshold);
     slot.resize(descriptor.size <= slot.size() ? descriptor.size : slot.size());
     return {descriptor, slot};
 }
 
 // Decompresses `in` (exactly the bytes the descriptor claims) into `out`.
-inline kernels::PageStatus decompress_on_host(std::span<const std::uint8_t> in,
-                                              kernels::PageDescriptor descriptor, TestPage& out) {
+inline kernels::PageStatus decompress_on_host(
+    std::span<const std::uint8_t> in, kernels::PageDescriptor descriptor, TestPage& out,
+    kernels::LaneOrder order = kernels::LaneOrder::Ascending) {
     auto scratch = std::make_unique<kernels::DecompressScratch>();
     // An exact-size heap copy: reading past in.size() is a sanitizer error.
     auto input = std::make_unique<std::uint8_t[]>(in.size() == 0 ? 1 : in.size());
     std::copy(in.begin(), in.end(), input.get());
     descriptor.size = static_cast<std::uint32_t>(in.size());
     descriptor.status = 0xff;
-    kernels::decompress_page(kernels::Warp{}, *scratch, input.get(), descriptor, out.data());
+    kernels::decompress_page(kernels::Warp{order}, *scratch, input.get(), descriptor, out.data());
     return static_cast<kernels::PageStatus>(descriptor.status);
 }
 

@@ -81,6 +81,19 @@ TEST(KernelCompress, EveryPageDecodesWithLiblz4AndIsFlaggedRight) {
     EXPECT_GT(lz4_pages, 200u);
 }
 
+// The device runs the lanes of a section in no particular order: the
+// output must not depend on it.
+TEST(KernelCompress, OutputDoesNotDependOnLaneOrder) {
+    for (const auto& [kind, page] : corpus()) {
+        SCOPED_TRACE(kind);
+        const auto up = compress_on_host(page, DEFAULT_THRESHOLD, kernels::LaneOrder::Ascending);
+        const auto down = compress_on_host(page, DEFAULT_THRESHOLD, kernels::LaneOrder::Descending);
+        ASSERT_EQ(up.descriptor.code, down.descriptor.code);
+        ASSERT_EQ(up.descriptor.size, down.descriptor.size);
+        ASSERT_EQ(up.bytes, down.bytes);
+    }
+}
+
 TEST(KernelCompress, RandomPagesAreRaw) {
     for (std::uint64_t seed = 100; seed < 110; ++seed) {
         const auto result = compress_on_host(random_page(seed), DEFAULT_THRESHOLD);

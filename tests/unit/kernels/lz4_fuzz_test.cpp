@@ -26,6 +26,12 @@ TEST(KernelDecompressFuzz, MalformedBlocksFailCleanlyOrMatchLiblz4) {
         TestPage ours;
         ours.fill(0xee);
         const auto status = decompress_lz4_on_host(block, ours);
+        TestPage reversed;
+        reversed.fill(0xee);
+        ASSERT_EQ(decompress_on_host(block, {0, 0, kernels::PAGE_LZ4, 0, 0}, reversed,
+                                     kernels::LaneOrder::Descending),
+                  status);
+        ASSERT_EQ(reversed, ours) << "the result depends on the order of the lanes";
 
         // liblz4 on an exact-size copy, too.
         std::vector<char> input(block.begin(), block.end());
