@@ -5,6 +5,11 @@
 # Exits 77 (ctest: skipped) when this user may not read another process.
 set -uo pipefail
 
+if [[ $# -ne 2 || $1 == -h || $1 == --help ]]; then
+	sed -n '2,5s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	[[ $# -eq 1 && ($1 == -h || $1 == --help) ]] && exit 0
+	exit 2
+fi
 pagedump=$1
 bench=$2
 work=$(mktemp -d)
