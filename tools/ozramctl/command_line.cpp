@@ -1,0 +1,288 @@
+#include "command_line.hpp"
+
+#include <charconv>
+
+#include "size_format.hpp"
+
+namespace ozramctl {
+namespace {
+
+struct SubcommandName {
+    std::string_view name;
+    Subcommand subcommand;
+};
+
+constexpr SubcommandName SUBCOMMANDS[] = {
+    {"devices", Subcommand::devices}, {"stats", Subcommand::stats},
+    {"agent", Subcommand::agent},     {"reset-stats", Subcommand::reset_stats},
+    {"compact", Subcommand::compact}, {"setup", Subcommand::setup},
+};
+
+template <typename Number>
+std::optional<Number> parse_number(std::string_view text) {
+    Number value{};
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+bool takes_device(Subcommand subcommand) {
+    return subcommand == Subcommand::stats || subcommand == Subcommand::reset_stats ||
+           subcommand == Subcommand::compact || subcommand == Subcommand::setup;
+}
+
+bool shows_stats(Subcommand subcommand) {
+    return subcommand == Subcommand::devices || subcommand == Subcommand::stats ||
+           subcommand == Subcommand::agent;
+}
+
+// Walks the arguments: options may come before or after the subcommand.
+class Parser {
+  public:
+    explicit Parser(const std::vector<std::string_view>& args) : args_(args) {}
+
+    CommandLine parse() {
+        bool options_ended = false;
+        for (index_ = 0; index_ < args_.size(); ++index_) {
+            std::string_view arg = args_[index_];
+            if (!options_ended && arg == "--") {
+                options_ended = true;
+            } else if (!options_ended && arg.size() > 1 && arg.front() == '-') {
+                option(arg);
+            } else {
+                operand(arg);
+            }
+        }
+        check();
+        return line_;
+    }
+
+  private:
+    // The value of an option: "--name=value", "-xvalue" or the next argument.
+    std::string_view value(std::string_view option_name, std::string_view attached) {
+        if (!attached.empty()) {
+            return attached;
+        }
+        if (index_ + 1 >= args_.size()) {
+            throw UsageError("option '" + std::string(option_name) + "' needs an argument");
+        }
+        return args_[++index_];
+    }
+
+    void option(std::string_view arg) {
+        std::string_view name = arg;
+        std::string_view attached;
+        if (arg.starts_with("--")) {
+            if (auto equals = arg.find('='); equals != std::string_view::npos) {
+                name = arg.substr(0, equals);
+                attached = arg.substr(equals + 1);
+                if (attached.empty()) {
+                    throw UsageError("option '" + std::string(name) + "' needs an argument");
+                }
+            }
+        } else if (arg.size() > 2) {
+            name = arg.substr(0, 2);
+            attached = arg.substr(2);
+        }
+        auto flag = [&](bool& target) {
+            if (!attached.empty()) {
+                throw UsageError("option '" + std::string(name) + "' takes no argument");
+            }
+            target = true;
+        };
+        if (name == "-h" || name == "--help") {
+            flag(line_.help);
+        } else if (name == "-V" || name == "--version") {
+            flag(line_.version);
+        } else if (name == "-j" || name == "--json") {
+            flag(line_.json);
+        } else if (name == "-b" || name == "--bytes") {
+            flag(line_.bytes);
+        } else if (name == "--swap") {
+            flag(line_.swap);
+        } else if (name == "-w" || name == "--watch") {
+            auto text = value(name, attached);
+            auto seconds = parse_number<unsigned>(text);
+            if (!seconds || *seconds == 0 || *seconds > 86400) {
+                throw UsageError("invalid --watch interval '" + std::string(text) +
+                                 "' (whole seconds, 1..86400)");
+            }
+            line_.watch_seconds = seconds;
+        } else if (name == "-s" || name == "--size") {
+            auto text = value(name, attached);
+            auto size = parse_size_option(text);
+            line_.size = size;
+        } else if (name == "-p" || name == "--priority") {
+            auto text = value(name, attached);
+            auto priority = parse_number<int>(text);
+            if (!priority || *priority < -1 || *priority > 32767) {
+                throw UsageError("invalid --priority '" + std::string(text) + "' (-1..32767)");
+            }
+            line_.priority = priority;
+        } else {
+            throw UsageError("unknown option '" + std::string(arg) + "'");
+        }
+    }
+
+    static std::uint64_t parse_size_option(std::string_view text) {
+        auto size = parse_size(text);
+        if (!size || *size == 0) {
+            throw UsageError("invalid --size '" + std::string(text) +
+                             "' (bytes, or a number with K, M, G or T)");
+        }
+        return *size;
+    }
+
+    void operand(std::string_view arg) {
+        if (line_.subcommand == Subcommand::none) {
+            for (const auto& entry : SUBCOMMANDS) {
+                if (entry.name == arg) {
+                    line_.subcommand = entry.subcommand;
+                    return;
+                }
+            }
+            throw UsageError("unknown command '" + std::string(arg) + "'");
+        }
+        if (!takes_device(line_.subcommand) || line_.device) {
+            throw UsageError("unexpected argument '" + std::string(arg) + "'");
+        }
+        line_.device = parse_device(arg);
+        if (!line_.device) {
+            throw UsageError("invalid device '" + std::string(arg) +
+                             "' (expected ozramN, /dev/ozramN or N)");
+        }
+    }
+
+    // Options that only make sense for some subcommands are refused elsewhere,
+    // so that a typo is not silently ignored.
+    void check() const {
+        if (line_.help || line_.version) {
+            return;
+        }
+        const Subcommand sub = line_.subcommand;
+        if (sub == Subcommand::none) {
+            throw UsageError("no command given");
+        }
+        const std::string where =
+            " is not an option of '" + std::string(subcommand_name(sub)) + "'";
+        if ((line_.json || line_.bytes) && !shows_stats(sub)) {
+            throw UsageError(std::string(line_.json ? "--json" : "--bytes") + where);
+        }
+        if (line_.watch_seconds && sub != Subcommand::stats && sub != Subcommand::agent) {
+            throw UsageError("--watch" + where);
+        }
+        if (sub != Subcommand::setup && (line_.size || line_.swap || line_.priority)) {
+            throw UsageError(std::string(line_.size   ? "--size"
+                                         : line_.swap ? "--swap"
+                                                      : "--priority") +
+                             where);
+        }
+        if (sub == Subcommand::setup) {
+            if (!line_.size) {
+                throw UsageError("setup needs --size");
+            }
+            if (line_.priority && !line_.swap) {
+                throw UsageError("--priority needs --swap");
+            }
+        }
+    }
+
+    const std::vector<std::string_view>& args_;
+    std::size_t index_ = 0;
+    CommandLine line_;
+};
+
+}  // namespace
+
+std::optional<std::uint32_t> parse_device(std::string_view text) {
+    if (text.starts_with("/dev/")) {
+        text.remove_prefix(5);
+    }
+    if (text.starts_with("ozram")) {
+        text.remove_prefix(5);
+    }
+    if (text.size() > 1 && text.front() == '0') {
+        return std::nullopt;  // "ozram01" names no device
+    }
+    return parse_number<std::uint32_t>(text);
+}
+
+CommandLine parse_command_line(const std::vector<std::string_view>& args) {
+    return Parser(args).parse();
+}
+
+std::string_view subcommand_name(Subcommand subcommand) {
+    for (const auto& entry : SUBCOMMANDS) {
+        if (entry.subcommand == subcommand) {
+            return entry.name;
+        }
+    }
+    return "ozramctl";
+}
+
+std::string usage_text(Subcommand subcommand) {
+    switch (subcommand) {
+        case Subcommand::devices:
+            return "Usage: ozramctl devices [-j] [-b]\n"
+                   "List the ozram devices: name, disk size and whether initialized.\n"
+                   "  -j, --json    one JSON object\n"
+                   "  -b, --bytes   sizes in bytes\n";
+        case Subcommand::stats:
+            return "Usage: ozramctl stats [-j] [-b] [-w SECS] [DEV]\n"
+                   "Statistics of DEV (ozramN, /dev/ozramN or N), or of every device and\n"
+                   "their total.\n"
+                   "  -j, --json        one JSON object (one per line with --watch)\n"
+                   "  -b, --bytes       sizes in bytes\n"
+                   "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
+        case Subcommand::agent:
+            return "Usage: ozramctl agent [-j] [-w SECS]\n"
+                   "State of the compression agent (ozramd) and of the offload ring:\n"
+                   "attached or not, pid, ring occupancy, batches, pages per backend,\n"
+                   "fallbacks, rejected completions, verify failures (n/a: not reported\n"
+                   "by this module).\n"
+                   "  -j, --json        one JSON object\n"
+                   "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
+        case Subcommand::reset_stats:
+            return "Usage: ozramctl reset-stats [DEV]\n"
+                   "Reset the event counters (io_stat, debug_stat, huge_pages_since,\n"
+                   "mem_used_max) of DEV or of every device.  Needs CAP_NET_ADMIN.\n";
+        case Subcommand::compact:
+            return "Usage: ozramctl compact [DEV]\n"
+                   "Compact the memory allocator of DEV or of every initialized device.\n"
+                   "Needs CAP_NET_ADMIN.\n";
+        case Subcommand::setup:
+            return "Usage: ozramctl setup --size SIZE [--swap [--priority N]] [DEV]\n"
+                   "Set the disk size of DEV, or of the first free device (adding one if\n"
+                   "none is free), and print its path.\n"
+                   "  -s, --size SIZE      disk size: bytes, or a number with K, M, G or T\n"
+                   "      --swap           then run mkswap and swapon on it\n"
+                   "  -p, --priority N     swap priority, -1..32767 (default: the kernel's)\n";
+        case Subcommand::none:
+            break;
+    }
+    return "Usage: ozramctl [OPTIONS] COMMAND [ARGS]\n"
+           "Show and control ozram compressed RAM block devices.\n"
+           "\n"
+           "Commands:\n"
+           "  devices                 list the devices\n"
+           "  stats [DEV]             statistics of DEV, or of every device and the total\n"
+           "  agent                   state of the compression agent and the ring\n"
+           "  reset-stats [DEV]       reset the event counters (needs CAP_NET_ADMIN)\n"
+           "  compact [DEV]           compact the allocator (needs CAP_NET_ADMIN)\n"
+           "  setup --size SIZE [--swap [--priority N]] [DEV]\n"
+           "                          size a free device (or DEV), optionally as swap\n"
+           "\n"
+           "Options:\n"
+           "  -j, --json              JSON output (devices, stats, agent)\n"
+           "  -b, --bytes             sizes in bytes, not K/M/G\n"
+           "  -w, --watch SECS        repeat every SECS seconds (stats, agent)\n"
+           "  -h, --help              this text; 'ozramctl COMMAND --help' for a command\n"
+           "  -V, --version           the version\n"
+           "\n"
+           "DEV is ozramN, /dev/ozramN or N.  Exit status: 0 ok, 1 runtime error,\n"
+           "2 usage error.\n";
+}
+
+}  // namespace ozramctl

@@ -1,0 +1,47 @@
+// ozramctl's command line: the subcommand, its device and its options.
+// Parsing is pure (no I/O) so that it can be tested on its own.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ozramctl {
+
+enum class Subcommand { none, devices, stats, agent, reset_stats, compact, setup };
+
+// A command line that cannot be run: exit status 2.
+class UsageError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct CommandLine {
+    Subcommand subcommand = Subcommand::none;
+    bool help = false;                      // --help: of the subcommand when there is one
+    bool version = false;                   // --version
+    bool json = false;                      // -j, --json
+    bool bytes = false;                     // -b, --bytes
+    std::optional<unsigned> watch_seconds;  // -w, --watch SECS
+    std::optional<std::uint32_t> device;    // DEV
+    // setup
+    std::optional<std::uint64_t> size;  // -s, --size SIZE
+    bool swap = false;                  // --swap
+    std::optional<int> priority;        // -p, --priority N (-1..32767)
+};
+
+// "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.
+std::optional<std::uint32_t> parse_device(std::string_view text);
+
+// Parses argv[1..]; throws UsageError with a message for people.
+CommandLine parse_command_line(const std::vector<std::string_view>& args);
+
+std::string_view subcommand_name(Subcommand subcommand);
+
+// The usage text of one subcommand, or of the program for Subcommand::none.
+std::string usage_text(Subcommand subcommand);
+
+}  // namespace ozramctl

@@ -1,0 +1,154 @@
+#include "device_setup.hpp"
+
+#include <fcntl.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string_view>
+
+#include "ozram/error.hpp"
+
+namespace ozramctl {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string device_name(std::uint32_t id) {
+    return "ozram" + std::to_string(id);
+}
+
+std::optional<std::uint64_t> read_number(const fs::path& file) {
+    std::ifstream in(file);
+    std::uint64_t value = 0;
+    if (!(in >> value)) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+// One write(2) of the whole value, as sysfs wants it; the errno on failure.
+int write_attribute(const fs::path& file, const std::string& value) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return errno;
+    }
+    ssize_t written = ::write(fd, value.data(), value.size());
+    int error = written < 0 ? errno : (written == static_cast<ssize_t>(value.size()) ? 0 : EIO);
+    if (::close(fd) != 0 && error == 0) {
+        error = errno;
+    }
+    return error;
+}
+
+void set_disksize(const SysfsRoot& root, std::uint32_t id, std::uint64_t size) {
+    const fs::path file = root.block / device_name(id) / "disksize";
+    if (!fs::exists(file)) {
+        throw ozram::Error(ENODEV, "no such device: " + device_name(id));
+    }
+    switch (int error = write_attribute(file, std::to_string(size))) {
+        case 0:
+            return;
+        case EBUSY:
+            throw ozram::Error(EBUSY, device_name(id) + " is already initialized (reset it first)");
+        case EACCES:
+        case EPERM:
+            throw ozram::Error(error, "cannot write " + file.string() + ": " +
+                                          std::strerror(error) + " (run as root)");
+        default:
+            throw ozram::Error(error, "cannot set the disk size of " + device_name(id) + ": " +
+                                          std::strerror(error));
+    }
+}
+
+// Runs mkswap, from PATH, with its output on our stderr.
+void run_mkswap(const std::string& path) {
+    pid_t child = ::fork();
+    if (child < 0) {
+        throw ozram::Error(errno, std::string("cannot fork: ") + std::strerror(errno));
+    }
+    if (child == 0) {
+        ::dup2(STDERR_FILENO, STDOUT_FILENO);  // stdout carries only the device path
+        ::execlp("mkswap", "mkswap", path.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0) {
+        if (errno != EINTR) {
+            throw ozram::Error(errno, std::string("waitpid: ") + std::strerror(errno));
+        }
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        throw ozram::Error(EIO, WIFEXITED(status) && WEXITSTATUS(status) == 127
+                                    ? "cannot run mkswap (not in PATH)"
+                                    : "mkswap " + path + " failed");
+    }
+}
+
+void enable_swap(const std::string& path, std::optional<int> priority) {
+    int flags = 0;
+    if (priority && *priority >= 0) {
+        flags = SWAP_FLAG_PREFER | ((*priority << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+    }
+    if (::swapon(path.c_str(), flags) != 0) {
+        const int error = errno;
+        throw ozram::Error(error, "swapon " + path + ": " + std::strerror(error));
+    }
+}
+
+}  // namespace
+
+std::uint32_t find_free_device(const SysfsRoot& root) {
+    if (!fs::exists(root.control)) {
+        throw ozram::Error(ENOENT,
+                           "ozram module not loaded (" + root.control.string() + " not found)");
+    }
+    std::map<std::uint32_t, fs::path> devices;  // sorted by number
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(root.block, ignored)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with("ozram")) {
+            continue;
+        }
+        std::uint32_t id = 0;
+        const char* digits = name.c_str() + 5;
+        auto [end, error] = std::from_chars(digits, name.c_str() + name.size(), id);
+        if (error == std::errc() && end == name.c_str() + name.size() && end != digits) {
+            devices.emplace(id, entry.path());
+        }
+    }
+    for (const auto& [id, dir] : devices) {
+        if (read_number(dir / "disksize") == 0u) {
+            return id;
+        }
+    }
+    // Every device is in use: ask the module for one more.
+    auto added = read_number(root.control / "hot_add");
+    if (!added) {
+        throw ozram::Error(ENOSPC, "no free ozram device, and " +
+                                       (root.control / "hot_add").string() + " cannot add one");
+    }
+    return static_cast<std::uint32_t>(*added);
+}
+
+std::string setup_device(const SetupRequest& request, const SysfsRoot& root) {
+    if (!fs::exists(root.control)) {
+        throw ozram::Error(ENOENT,
+                           "ozram module not loaded (" + root.control.string() + " not found)");
+    }
+    const std::uint32_t id = request.device ? *request.device : find_free_device(root);
+    set_disksize(root, id, request.size);
+    const std::string path = (root.dev / device_name(id)).string();
+    if (request.swap) {
+        run_mkswap(path);
+        enable_swap(path, request.priority);
+    }
+    return path;
+}
+
+}  // namespace ozramctl

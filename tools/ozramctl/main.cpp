@@ -1,0 +1,52 @@
+// ozramctl: show and control ozram devices over the "ozram" generic netlink
+// family and sysfs.  Exit status: 0 ok, 1 runtime error, 2 usage error.
+#include <cstdio>
+#include <exception>
+#include <string_view>
+#include <vector>
+
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "ozram/error.hpp"
+
+#ifndef OZRAM_VERSION
+#define OZRAM_VERSION "unknown"
+#endif
+
+int main(int argc, char** argv) {
+    using namespace ozramctl;
+    constexpr int EXIT_RUNTIME = 1;
+    constexpr int EXIT_USAGE = 2;
+
+    std::vector<std::string_view> args(argv + 1, argv + argc);
+    CommandLine line;
+    try {
+        line = parse_command_line(args);
+    } catch (const UsageError& error) {
+        std::fprintf(stderr, "ozramctl: %s\nTry 'ozramctl --help' for more information.\n",
+                     error.what());
+        return EXIT_USAGE;
+    }
+    if (line.help) {
+        std::fputs(usage_text(line.subcommand).c_str(), stdout);
+        return 0;
+    }
+    if (line.version) {
+        std::printf("ozramctl %s\n", OZRAM_VERSION);
+        return 0;
+    }
+    try {
+        return run_command(line);
+    } catch (const ozram::Error& error) {
+        // what() of a system_error appends strerror(): print our own words.
+        std::string_view message = error.what();
+        if (auto colon = message.rfind(": " + error.code().message());
+            colon != std::string_view::npos) {
+            message = message.substr(0, colon);
+        }
+        std::fprintf(stderr, "ozramctl: %.*s\n", static_cast<int>(message.size()), message.data());
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "ozramctl: %s\n", error.what());
+    }
+    return EXIT_RUNTIME;
+}

@@ -1,0 +1,102 @@
+#include "stat_fields.hpp"
+
+#include <array>
+
+#include "ozram_genl.h"
+
+namespace ozramctl {
+namespace {
+
+using enum Section;
+using enum Unit;
+
+// The JSON keys are the attribute names without their OZRAM_ATTR_ /
+// OZRAM_RING_ATTR_ prefix, in lower case.
+constexpr std::array FIELDS = {
+    StatField{"disksize", device, Source::top, OZRAM_ATTR_DISKSIZE, 64, bytes},
+    StatField{"initstate", device, Source::top, OZRAM_ATTR_INITSTATE, 8, flag},
+
+    StatField{"orig_data_size", mm_stat, Source::top, OZRAM_ATTR_ORIG_DATA_SIZE, 64, bytes},
+    StatField{"compr_data_size", mm_stat, Source::top, OZRAM_ATTR_COMPR_DATA_SIZE, 64, bytes},
+    StatField{"mem_used_total", mm_stat, Source::top, OZRAM_ATTR_MEM_USED_TOTAL, 64, bytes},
+    StatField{"mem_limit", mm_stat, Source::top, OZRAM_ATTR_MEM_LIMIT, 64, bytes},
+    StatField{"mem_used_max", mm_stat, Source::top, OZRAM_ATTR_MEM_USED_MAX, 64, bytes},
+    StatField{"same_pages", mm_stat, Source::top, OZRAM_ATTR_SAME_PAGES, 64, count},
+    StatField{"pages_compacted", mm_stat, Source::top, OZRAM_ATTR_PAGES_COMPACTED, 64, count},
+    StatField{"huge_pages", mm_stat, Source::top, OZRAM_ATTR_HUGE_PAGES, 64, count},
+    StatField{"huge_pages_since", mm_stat, Source::top, OZRAM_ATTR_HUGE_PAGES_SINCE, 64, count},
+
+    StatField{"failed_reads", io_stat, Source::top, OZRAM_ATTR_FAILED_READS, 64, count},
+    StatField{"failed_writes", io_stat, Source::top, OZRAM_ATTR_FAILED_WRITES, 64, count},
+    StatField{"invalid_io", io_stat, Source::top, OZRAM_ATTR_INVALID_IO, 64, count},
+    StatField{"notify_free", io_stat, Source::top, OZRAM_ATTR_NOTIFY_FREE, 64, count},
+
+    StatField{"writestall", debug_stat, Source::top, OZRAM_ATTR_WRITESTALL, 64, count},
+    StatField{"miss_free", debug_stat, Source::top, OZRAM_ATTR_MISS_FREE, 64, count},
+
+    StatField{"pages_kernel_lz4", backend_stat, Source::top, OZRAM_ATTR_PAGES_KERNEL_LZ4, 64,
+              count},
+    StatField{"pages_agent_cpu", backend_stat, Source::top, OZRAM_ATTR_PAGES_AGENT_CPU, 64, count},
+    StatField{"pages_agent_gpu", backend_stat, Source::top, OZRAM_ATTR_PAGES_AGENT_GPU, 64, count},
+    StatField{"pages_same_filled", backend_stat, Source::top, OZRAM_ATTR_PAGES_SAME_FILLED, 64,
+              count},
+    StatField{"pages_huge", backend_stat, Source::top, OZRAM_ATTR_PAGES_HUGE, 64, count},
+
+    StatField{"agent_state", agent, Source::top, OZRAM_ATTR_AGENT_STATE, 8, agent_state},
+    // Planned attributes: the module does not send them yet.
+    StatField{"agent_pid", agent, Source::not_reported, 0, 32, count},
+    StatField{"fallbacks_ring_full", agent, Source::not_reported, 0, 64, count},
+    StatField{"fallbacks_detached", agent, Source::not_reported, 0, 64, count},
+    StatField{"verify_failures", agent, Source::not_reported, 0, 64, count},
+
+    StatField{"submitted", ring, Source::nested_ring, OZRAM_RING_ATTR_SUBMITTED, 64, count},
+    StatField{"completed", ring, Source::nested_ring, OZRAM_RING_ATTR_COMPLETED, 64, count},
+    StatField{"rejected", ring, Source::nested_ring, OZRAM_RING_ATTR_REJECTED, 64, count},
+    StatField{"timeouts", ring, Source::nested_ring, OZRAM_RING_ATTR_TIMEOUTS, 64, count},
+    StatField{"inline_fallbacks", ring, Source::nested_ring, OZRAM_RING_ATTR_INLINE_FALLBACKS, 64,
+              count},
+    StatField{"batches", ring, Source::nested_ring, OZRAM_RING_ATTR_BATCHES, 64, count},
+    StatField{"occupancy", ring, Source::nested_ring, OZRAM_RING_ATTR_OCCUPANCY, 64, count},
+};
+
+}  // namespace
+
+std::span<const StatField> stat_fields() {
+    return FIELDS;
+}
+
+std::optional<std::size_t> find_stat_field(std::string_view key) {
+    for (std::size_t i = 0; i < FIELDS.size(); ++i) {
+        if (FIELDS[i].key == key) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view section_name(Section section) {
+    switch (section) {
+        case device:
+            return "device";
+        case mm_stat:
+            return "mm_stat";
+        case io_stat:
+            return "io_stat";
+        case debug_stat:
+            return "debug_stat";
+        case backend_stat:
+            return "backend_stat";
+        case agent:
+            return "agent";
+        case ring:
+            return "ring";
+    }
+    return "?";
+}
+
+std::optional<std::uint64_t> StatsRecord::value(std::string_view key) const {
+    auto index = find_stat_field(key);
+    return index ? values[*index] : std::nullopt;
+}
+
+}  // namespace ozramctl

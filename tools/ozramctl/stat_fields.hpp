@@ -1,0 +1,71 @@
+// The statistics ozramctl knows, as one table: where each value comes from in
+// the generic netlink answer, its JSON key and how it is shown.  A counter the
+// module starts to report is one new row here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ozramctl {
+
+// Where a value sits in a GET_STATS answer.
+enum class Source {
+    top,           // a top-level OZRAM_ATTR_*
+    nested_ring,   // nested in OZRAM_ATTR_RING: an OZRAM_RING_ATTR_*
+    not_reported,  // not in the netlink ABI yet: shown as "n/a" / null
+};
+
+// How a value is printed for people.
+enum class Unit {
+    bytes,        // K/M/G unless --bytes
+    count,        // a plain number (pages, events, slots)
+    flag,         // 0/1: "no"/"yes"
+    agent_state,  // enum ozram_agent_state: "detached"/"attached"
+};
+
+// The block of the human output (and of the JSON object) a value belongs to.
+enum class Section {
+    device,
+    mm_stat,
+    io_stat,
+    debug_stat,
+    backend_stat,
+    agent,
+    ring,
+};
+
+struct StatField {
+    std::string_view key;  // JSON key: the attribute name in snake_case
+    Section section;
+    Source source;
+    int attr;        // OZRAM_ATTR_* or OZRAM_RING_ATTR_*; 0 when not reported
+    int width_bits;  // 8, 32 or 64: the attribute's netlink type
+    Unit unit;
+};
+
+// Every field, in output order.
+std::span<const StatField> stat_fields();
+
+// The index of a field in stat_fields(), for tests and the agent view.
+std::optional<std::size_t> find_stat_field(std::string_view key);
+
+std::string_view section_name(Section section);
+
+// One device (or the total): a value per row of stat_fields(), empty where
+// the module did not send it.
+struct StatsRecord {
+    std::optional<std::uint32_t> dev_id;
+    std::string dev_name;                      // empty for the total
+    std::optional<std::uint32_t> num_devices;  // set for the total only
+    std::vector<std::optional<std::uint64_t>> values =
+        std::vector<std::optional<std::uint64_t>>(stat_fields().size());
+
+    std::optional<std::uint64_t> value(std::string_view key) const;
+};
+
+}  // namespace ozramctl
