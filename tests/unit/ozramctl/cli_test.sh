@@ -1,0 +1,45 @@
+#!/bin/sh
+# ozramctl end to end where the module is not loaded: usage errors exit 2,
+# runtime errors 1 with the documented message, --help and --version 0.
+# Usage: cli_test.sh PATH-TO-OZRAMCTL
+set -u
+ctl=$1
+failures=0
+
+# expect STATUS PATTERN ARGS...: the exit status and a line of the output.
+expect() {
+	want=$1 pattern=$2
+	shift 2
+	out=$("$ctl" "$@" 2>&1)
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: ozramctl $*: exit $got, expected $want; output: $out"
+		failures=$((failures + 1))
+	elif ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
+		echo "FAIL: ozramctl $*: no '$pattern' in: $out"
+		failures=$((failures + 1))
+	else
+		echo "ok: ozramctl $* -> $got"
+	fi
+}
+
+expect 0 '^Usage: ozramctl \[OPTIONS\] COMMAND' --help
+expect 0 '^ozramctl [0-9]' --version
+for sub in devices stats agent reset-stats compact setup; do
+	expect 0 "^Usage: ozramctl $sub" "$sub" --help
+done
+expect 2 'no command given' 
+expect 2 "unknown command 'frob'" frob
+expect 2 "invalid device 'zram0'" stats zram0
+expect 2 'setup needs --size' setup
+expect 2 "'--watch' needs an argument" stats --watch
+if [ -d /sys/module/ozram ]; then
+	echo "note: the ozram module is loaded here: skipping the not-loaded checks"
+else
+	msg="ozram module not loaded (generic netlink family 'ozram' not found)"
+	expect 1 "^ozramctl: $msg\$" stats
+	expect 1 "^ozramctl: $msg\$" devices -j
+	expect 1 "^ozramctl: $msg\$" reset-stats 0
+	expect 1 'ozram module not loaded' setup --size 1M
+fi
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -1,0 +1,108 @@
+#include "command_line.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ozramctl {
+namespace {
+
+CommandLine parse(std::initializer_list<std::string_view> args) {
+    return parse_command_line(std::vector<std::string_view>(args));
+}
+
+TEST(ParseDevice, AcceptsTheThreeSpellings) {
+    EXPECT_EQ(parse_device("ozram0"), 0u);
+    EXPECT_EQ(parse_device("/dev/ozram12"), 12u);
+    EXPECT_EQ(parse_device("7"), 7u);
+}
+
+TEST(ParseDevice, RefusesOtherNames) {
+    EXPECT_FALSE(parse_device("zram0"));
+    EXPECT_FALSE(parse_device("/dev/zram0"));
+    EXPECT_FALSE(parse_device("ozram"));
+    EXPECT_FALSE(parse_device("ozram01"));
+    EXPECT_FALSE(parse_device("ozram-1"));
+    EXPECT_FALSE(parse_device("/dev/ozram1p1"));
+    EXPECT_FALSE(parse_device("4294967296"));
+    EXPECT_FALSE(parse_device(""));
+}
+
+TEST(CommandLine, StatsWithDeviceAndOptionsInAnyOrder) {
+    auto line = parse({"-j", "stats", "ozram3", "--watch", "2", "-b"});
+    EXPECT_EQ(line.subcommand, Subcommand::stats);
+    EXPECT_EQ(line.device, 3u);
+    EXPECT_TRUE(line.json);
+    EXPECT_TRUE(line.bytes);
+    EXPECT_EQ(line.watch_seconds, 2u);
+}
+
+TEST(CommandLine, AttachedOptionValues) {
+    auto line = parse({"stats", "-w5"});
+    EXPECT_EQ(line.watch_seconds, 5u);
+    line = parse({"setup", "--size=64M", "--swap", "--priority=100", "/dev/ozram1"});
+    EXPECT_EQ(line.subcommand, Subcommand::setup);
+    EXPECT_EQ(line.size, 64ull << 20);
+    EXPECT_TRUE(line.swap);
+    EXPECT_EQ(line.priority, 100);
+    EXPECT_EQ(line.device, 1u);
+}
+
+TEST(CommandLine, StatsWithoutDeviceMeansEveryDevice) {
+    auto line = parse({"stats"});
+    EXPECT_FALSE(line.device);
+    EXPECT_FALSE(line.json);
+}
+
+TEST(CommandLine, HelpAndVersionNeedNothingElse) {
+    EXPECT_TRUE(parse({"--help"}).help);
+    EXPECT_EQ(parse({"--help"}).subcommand, Subcommand::none);
+    auto line = parse({"setup", "--help"});  // no --size needed to ask for help
+    EXPECT_TRUE(line.help);
+    EXPECT_EQ(line.subcommand, Subcommand::setup);
+    EXPECT_TRUE(parse({"-V"}).version);
+}
+
+TEST(CommandLine, PrivilegedCommandsTakeAnOptionalDevice) {
+    EXPECT_EQ(parse({"reset-stats"}).subcommand, Subcommand::reset_stats);
+    EXPECT_EQ(parse({"compact", "0"}).device, 0u);
+}
+
+TEST(CommandLine, UsageErrors) {
+    EXPECT_THROW(parse({}), UsageError);
+    EXPECT_THROW(parse({"frobnicate"}), UsageError);
+    EXPECT_THROW(parse({"stats", "zram0"}), UsageError);
+    EXPECT_THROW(parse({"stats", "0", "1"}), UsageError);
+    EXPECT_THROW(parse({"devices", "0"}), UsageError);
+    EXPECT_THROW(parse({"agent", "0"}), UsageError);
+    EXPECT_THROW(parse({"stats", "--watch"}), UsageError);
+    EXPECT_THROW(parse({"stats", "--watch", "0"}), UsageError);
+    EXPECT_THROW(parse({"stats", "--watch", "1.5"}), UsageError);
+    EXPECT_THROW(parse({"stats", "--frob"}), UsageError);
+    EXPECT_THROW(parse({"stats", "--json=yes"}), UsageError);
+    EXPECT_THROW(parse({"devices", "--watch", "1"}), UsageError);
+    EXPECT_THROW(parse({"reset-stats", "--json"}), UsageError);
+    EXPECT_THROW(parse({"stats", "--size", "1G"}), UsageError);
+    EXPECT_THROW(parse({"setup"}), UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "0"}), UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "lots"}), UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "1G", "--priority", "5"}), UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "1G", "--swap", "--priority", "40000"}), UsageError);
+    EXPECT_THROW(parse({"setup", "--size="}), UsageError);
+}
+
+TEST(CommandLine, DoubleDashEndsOptions) {
+    EXPECT_THROW(parse({"stats", "--", "-j"}), UsageError);  // "-j" is then a device
+    EXPECT_EQ(parse({"stats", "--", "2"}).device, 2u);
+}
+
+TEST(CommandLine, EveryCommandHasItsOwnUsage) {
+    for (auto sub : {Subcommand::devices, Subcommand::stats, Subcommand::agent,
+                     Subcommand::reset_stats, Subcommand::compact, Subcommand::setup}) {
+        const std::string text = usage_text(sub);
+        EXPECT_TRUE(text.starts_with("Usage: ozramctl " + std::string(subcommand_name(sub))))
+            << text;
+    }
+    EXPECT_NE(usage_text(Subcommand::none).find("Exit status"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ozramctl

@@ -1,0 +1,34 @@
+// A statistics record as the module would send it, with a distinct value in
+// every reported field, for the output tests.
+#pragma once
+
+#include <string_view>
+
+#include "stat_fields.hpp"
+
+namespace ozramctl::testing {
+
+inline void set(StatsRecord& record, std::string_view key, std::uint64_t value) {
+    record.values.at(*find_stat_field(key)) = value;
+}
+
+// ozram0, 64 MiB, initialized, agent attached; every other reported field
+// holds its position in stat_fields() plus 100, the planned ones nothing.
+inline StatsRecord fake_device_record() {
+    StatsRecord record;
+    record.dev_id = 0;
+    record.dev_name = "ozram0";
+    const auto fields = stat_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i].source != Source::not_reported) {
+            record.values[i] = 100 + i;
+        }
+    }
+    set(record, "disksize", 64ull << 20);
+    set(record, "initstate", 1);
+    set(record, "orig_data_size", 2736128);
+    set(record, "agent_state", 1);
+    return record;
+}
+
+}  // namespace ozramctl::testing

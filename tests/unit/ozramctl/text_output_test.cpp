@@ -1,0 +1,64 @@
+#include "text_output.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fake_record.hpp"
+
+namespace ozramctl {
+namespace {
+
+using testing::fake_device_record;
+using testing::set;
+
+TEST(TextOutput, ValuesByUnit) {
+    const auto& fields = stat_fields();
+    const auto& disksize = fields[*find_stat_field("disksize")];
+    EXPECT_EQ(format_value(disksize, 64ull << 20, {}), "64M");
+    EXPECT_EQ(format_value(disksize, 64ull << 20, {.bytes = true}), "67108864");
+    EXPECT_EQ(format_value(disksize, std::nullopt, {}), "n/a");
+    EXPECT_EQ(format_value(fields[*find_stat_field("initstate")], 0, {}), "no");
+    EXPECT_EQ(format_value(fields[*find_stat_field("agent_state")], 0, {}), "detached");
+    EXPECT_EQ(format_value(fields[*find_stat_field("same_pages")], 4096, {}), "4096");
+}
+
+TEST(TextOutput, TableColumnsAlign) {
+    EXPECT_EQ(render_table({{"NAME", "SIZE"}, {"ozram10", "4G"}, {"ozram2", "512M"}}),
+              "NAME     SIZE\n"
+              "ozram10    4G\n"
+              "ozram2   512M\n");
+}
+
+TEST(TextOutput, DeviceList) {
+    StatsRecord other = fake_device_record();
+    other.dev_id = 1;
+    other.dev_name = "ozram1";
+    set(other, "disksize", 0);
+    set(other, "initstate", 0);
+    EXPECT_EQ(text_devices({fake_device_record(), other}, {}),
+              "NAME    DISKSIZE  INITIALIZED\n"
+              "ozram0       64M          yes\n"
+              "ozram1        0B           no\n");
+}
+
+TEST(TextOutput, StatsBlockNamesOverValues) {
+    const std::string text = text_stats(fake_device_record(), {});
+    EXPECT_TRUE(
+        text.starts_with("ozram0: disksize 64M, initialized\n"
+                         "    mm_stat:  orig_data_size  compr_data_size"))
+        << text;
+    EXPECT_NE(text.find("                        2.6M             103B"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("    agent:  agent_state  agent_pid"), std::string::npos) << text;
+    EXPECT_NE(text.find("attached        n/a"), std::string::npos) << text;
+}
+
+TEST(TextOutput, AgentViewSaysWhatIsNotReported) {
+    const std::string text = text_agent(fake_device_record(), {});
+    EXPECT_NE(text.find("agent:                attached\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("pid:                  n/a\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("verify failures:      n/a\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("ring occupancy:       133\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace ozramctl
