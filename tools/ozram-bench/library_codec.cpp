@@ -60,6 +60,8 @@ class LibraryCodec final : public Codec {
         }
         for (const auto& page : result_.pages) {
             pass.bytes_out += page.stored_size();
+            pass.raw_pages += page.encoding == PageEncoding::Raw;
+            pass.same_filled_pages += page.encoding == PageEncoding::SameFilled;
         }
         const auto restored = std::span<std::uint8_t* const>(restored_pages_).first(pages.size());
         // Whatever the previous batch left must not pass for this one's output.

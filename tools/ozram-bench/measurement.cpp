@@ -39,6 +39,8 @@ std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
             compress[c].push_back(gbps(bytes_in, pass.compress_ns));
             decompress[c].push_back(gbps(bytes_in, pass.decompress_ns));
             rows[c].bytes_out = pass.bytes_out;
+            rows[c].raw_pages = pass.raw_pages;
+            rows[c].same_filled_pages = pass.same_filled_pages;
         }
     }
     for (std::size_t c = 0; c < codecs.size(); ++c) {

@@ -21,7 +21,9 @@ struct Measurement {
     std::uint64_t pages = 0;
     std::uint64_t bytes_in = 0;
     std::uint64_t bytes_out = 0;  // stored bytes
-    double compress_gbps = 0;     // medians over the repeats, 10^9 input bytes/s
+    std::uint64_t raw_pages = 0;  // of the last pass; liblz4 rows store none raw
+    std::uint64_t same_filled_pages = 0;
+    double compress_gbps = 0;  // medians over the repeats, 10^9 input bytes/s
     double decompress_gbps = 0;
     double copy_gbps = 0;              // pcie rows only: pinned copy bandwidth
     std::uint64_t verified_pages = 0;  // pages right in every repeat

@@ -43,6 +43,8 @@ std::vector<Field> fields(const Measurement& m) {
         {"copy_gbps", fixed(m.copy_gbps, 4), false},
         {"verified_pages", std::to_string(m.verified_pages), false},
         {"mismatches", std::to_string(m.mismatches), false},
+        {"raw_pages", std::to_string(m.raw_pages), false},
+        {"same_filled_pages", std::to_string(m.same_filled_pages), false},
     };
 }
 
@@ -128,24 +130,24 @@ std::string json_row(const Measurement& m) {
 
 void print_table(std::ostream& out, std::span<const Measurement> rows) {
     char line[256];
-    std::snprintf(line, sizeof(line), "%-10s %7s %9s %10s %10s %7s %10s %10s %9s %10s\n", "backend",
-                  "threads", "pages", "MiB in", "MiB out", "ratio", "comp GB/s", "decomp GB/s",
-                  "verified", "mismatches");
+    std::snprintf(line, sizeof(line), "%-10s %7s %9s %10s %10s %7s %8s %8s %10s %10s %9s %10s\n",
+                  "backend", "threads", "pages", "MiB in", "MiB out", "ratio", "raw", "same",
+                  "comp GB/s", "decomp GB/s", "verified", "mismatches");
     out << line;
     constexpr double MIB = 1024.0 * 1024.0;
+    const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
     for (const auto& m : rows) {
         if (m.copy_gbps > 0) {
             std::snprintf(line, sizeof(line), "%-10s pinned copy of %.1f MiB: %.2f GB/s\n",
                           m.backend.c_str(), static_cast<double>(m.bytes_in) / MIB, m.copy_gbps);
         } else {
-            std::snprintf(line, sizeof(line),
-                          "%-10s %7u %9llu %10.1f %10.1f %7s %10.3f %11.3f %9llu %10llu\n",
-                          m.backend.c_str(), m.threads, static_cast<unsigned long long>(m.pages),
-                          static_cast<double>(m.bytes_in) / MIB,
-                          static_cast<double>(m.bytes_out) / MIB, fixed(m.ratio(), 3).c_str(),
-                          m.compress_gbps, m.decompress_gbps,
-                          static_cast<unsigned long long>(m.verified_pages),
-                          static_cast<unsigned long long>(m.mismatches));
+            std::snprintf(
+                line, sizeof(line),
+                "%-10s %7u %9llu %10.1f %10.1f %7s %8llu %8llu %10.3f %11.3f %9llu %10llu\n",
+                m.backend.c_str(), m.threads, count(m.pages), static_cast<double>(m.bytes_in) / MIB,
+                static_cast<double>(m.bytes_out) / MIB, fixed(m.ratio(), 3).c_str(),
+                count(m.raw_pages), count(m.same_filled_pages), m.compress_gbps, m.decompress_gbps,
+                count(m.verified_pages), count(m.mismatches));
         }
         out << line;
     }

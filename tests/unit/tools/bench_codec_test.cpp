@@ -81,6 +81,10 @@ TEST(BenchCodec, LibraryBackendsRoundTripEveryPage) {
             EXPECT_EQ(count_failed(failed), 0U) << to_string(backend) << " batch " << batch;
             EXPECT_GT(pass.bytes_out, 0U);
             EXPECT_LT(pass.bytes_out, PAGES * PAGE_SIZE);
+            // mixed_pages(): every fourth page random, and every second page
+            // a repeated word (zeros included).
+            EXPECT_EQ(pass.raw_pages, (PAGES + 2) / 4);
+            EXPECT_EQ(pass.same_filled_pages, PAGES / 4 + (PAGES + 1) / 4);
         }
     }
 }
@@ -103,6 +107,7 @@ TEST(BenchCodec, Liblz4ReferenceStoresWhatLiblz4Makes) {
             const auto pass = codec->run_pass(input, batch, failed);
             EXPECT_EQ(count_failed(failed), 0U);
             EXPECT_EQ(pass.bytes_out, expected);
+            EXPECT_EQ(pass.raw_pages + pass.same_filled_pages, 0U);  // all LZ4 blocks
         }
     }
 }
