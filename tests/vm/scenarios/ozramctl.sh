@@ -1,0 +1,164 @@
+# vm: --mem 256
+# ozramctl end to end: its numbers equal sysfs's after a known workload, its
+# JSON has exactly the documented keys, reads are open to every user while
+# reset-stats needs CAP_NET_ADMIN (message and exit status 1), errors name
+# the device, and "setup --size 64M --swap" gives a working swap device.
+
+if [ "$DEV" != ozram ]; then
+	note "SKIPPED: ozramctl speaks ozram's own netlink family (DEV=$DEV)"
+	exit 0
+fi
+command -v ozramctl >/dev/null ||
+	fail "ozramctl is not in the image: build it (make userspace) before tests/vm/run"
+
+S=$(sysdir 0)
+D=$(dev 0)
+
+# json_num FILE KEY: the number after "KEY": in a JSON file (every key
+# ozramctl writes is unique within a device object).
+json_num() {
+	v=$(sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p" "$1")
+	[ -n "$v" ] || fail "no numeric \"$2\" in $(cat "$1")"
+	echo "$v"
+}
+
+# json_keys FILE: every key of the document, one per line, in order.
+json_keys() { grep -o '"[a-z0-9_]*":' "$1" | tr -d '":'; }
+
+# expect_fail STATUS MESSAGE CMD...: CMD exits STATUS and says MESSAGE.
+expect_fail() {
+	want=$1 msg=$2
+	shift 2
+	set +e
+	out=$("$@" 2>&1)
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || fail "$*: exit $got, expected $want ($out)"
+	[ "$out" = "$msg" ] || fail "$*: said '$out', expected '$msg'"
+	note "ok: $* -> $got, '$msg'"
+}
+
+step "ozramctl answers before initialization"
+ozramctl --version
+ozramctl devices | tee /tmp/devs.txt
+check_eq "$(sed -n 2p /tmp/devs.txt | tr -s ' ')" "ozram0 0B no" "devices lists ozram0"
+check_eq "$(ozramctl devices -j)" \
+	'{"devices":[{"dev_id":0,"dev_name":"ozram0","disksize":0,"initstate":0}]}' "devices -j"
+
+step "a known workload"
+dev_setup 0 64M
+pagegen --pages 512 --kind text --seed 7 >/tmp/text.bin
+pagegen --pages 100 --kind zero >/tmp/zero.bin
+pagegen --pages 64 --kind random --seed 3 >/tmp/random.bin
+dd if=/tmp/text.bin of=$D bs=4096 oflag=direct 2>/dev/null
+dd if=/tmp/zero.bin of=$D bs=4096 seek=512 oflag=direct 2>/dev/null
+dd if=/tmp/random.bin of=$D bs=4096 seek=612 oflag=direct 2>/dev/null
+blkdiscard -o $((668 * 4096)) -l $((8 * 4096)) $D
+dd if=$D of=/dev/null bs=4096 count=676 iflag=direct 2>/dev/null
+
+step "stats -j of ozram0 equals sysfs"
+ozramctl stats -j ozram0 >/tmp/s.json
+cat /tmp/s.json
+check_eq "$(wc -l </tmp/s.json)" 1 "one JSON line"
+check_eq "$(json_num /tmp/s.json dev_id)" 0 "dev_id"
+check_eq "$(sed -n 's/.*"dev_name":"\([^"]*\)".*/\1/p' /tmp/s.json)" ozram0 "dev_name"
+check_eq "$(json_num /tmp/s.json disksize)" "$(cat $S/disksize)" "disksize"
+check_eq "$(json_num /tmp/s.json initstate)" 1 "initstate"
+for f in $MM_STAT_FIELDS; do
+	check_eq "$(json_num /tmp/s.json $f)" "$(stat_field $S/mm_stat $f)" "json $f = mm_stat $f"
+done
+for f in $IO_STAT_FIELDS; do
+	check_eq "$(json_num /tmp/s.json $f)" "$(stat_field $S/io_stat $f)" "json $f = io_stat $f"
+done
+check_eq "$(json_num /tmp/s.json notify_free)" 8 "notify_free counts the discarded pages"
+check_eq "$(json_num /tmp/s.json writestall) $(json_num /tmp/s.json miss_free)" \
+	"$(tail -n 1 $S/debug_stat | awk '{ print $1, $2 }')" "debug_stat"
+for f in kernel_lz4 agent_cpu agent_gpu same_filled huge; do
+	check_eq "$(json_num /tmp/s.json pages_$f)" "$(backend_field $f)" "json pages_$f = backend_stat $f"
+done
+check_eq "$(sed -n 's/.*"agent_state":"\([a-z]*\)".*/\1/p' /tmp/s.json)" \
+	"$(backend_field agent)" "agent_state = backend_stat agent"
+
+step "the JSON has exactly the documented keys, well formed"
+json_keys /tmp/s.json | tr '\n' ' ' >/tmp/keys.txt
+check_eq "$(cat /tmp/keys.txt)" "dev_id dev_name disksize initstate orig_data_size \
+compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages \
+huge_pages_since failed_reads failed_writes invalid_io notify_free writestall miss_free \
+pages_kernel_lz4 pages_agent_cpu pages_agent_gpu pages_same_filled pages_huge agent_state \
+agent_pid fallbacks_ring_full fallbacks_detached verify_failures ring submitted completed \
+rejected timeouts inline_fallbacks batches occupancy " "key set and order"
+check_eq "$(tr -cd '{' </tmp/s.json | wc -c) $(tr -cd '}' </tmp/s.json | wc -c)" "2 2" \
+	"balanced braces"
+# Every member is "key":value with value a number, a string, null or {.
+check_eq "$(sed 's/^{//; s/}}$//; s/"ring":{/"ring":0,/' /tmp/s.json | tr ',' '\n' |
+	grep -v -c -E '^"[a-z0-9_]+":([0-9]+|"[a-z0-9]+"|null)$' || true)" 0 "every member is well formed"
+check_eq "$(grep -c '"agent_pid":null' /tmp/s.json)" 1 "what the module does not report is null"
+
+step "human output, sizes in bytes and in K/M/G"
+ozramctl stats ozram0 | tee /tmp/s.txt
+check_eq "$(head -n 1 /tmp/s.txt)" "ozram0: disksize 64M, initialized" "title line"
+ozramctl stats --bytes /dev/ozram0 >/tmp/b.txt
+check_eq "$(awk '/mm_stat:/ { getline; print $1 }' /tmp/b.txt)" "$(stat_field $S/mm_stat orig_data_size)" \
+	"orig_data_size in bytes under its name"
+ozramctl agent | tee /tmp/agent.txt
+check_eq "$(sed -n 's/^agent: *//p' /tmp/agent.txt)" detached "agent: detached"
+check_eq "$(sed -n 's/^pid: *//p' /tmp/agent.txt)" n/a "agent pid not reported yet"
+check_eq "$(sed -n 's/^pages kernel_lz4: *//p' /tmp/agent.txt)" "$(backend_field kernel_lz4)" \
+	"agent view pages kernel_lz4"
+
+step "stats without a device: every device and the total"
+ozramctl stats -j >/tmp/all.json
+check_eq "$(json_keys /tmp/all.json | head -n 2 | tr '\n' ' ')" "devices dev_id " "starts with devices"
+check_eq "$(grep -c '],"total":{"num_devices":1,' /tmp/all.json)" 1 "then the total of one device"
+check_eq "$(sed 's/.*"total"://' /tmp/all.json > /tmp/total.json && json_num /tmp/total.json orig_data_size)" \
+	"$(stat_field $S/mm_stat orig_data_size)" "total orig_data_size"
+
+step "reads are open to every user; reset-stats needs CAP_NET_ADMIN"
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
+as_nobody() { su nobody -s /bin/sh -c "$*"; }
+check_eq "$(as_nobody id -u)" 65534 "su nobody works"
+as_nobody ozramctl stats -j 0 >/tmp/nobody.json || fail "stats as nobody failed"
+check_eq "$(json_num /tmp/nobody.json orig_data_size)" "$(stat_field $S/mm_stat orig_data_size)" \
+	"orig_data_size as nobody"
+as_nobody ozramctl devices >/dev/null || fail "devices as nobody failed"
+expect_fail 1 "ozramctl: operation not permitted: needs CAP_NET_ADMIN" as_nobody ozramctl reset-stats
+expect_fail 1 "ozramctl: operation not permitted: needs CAP_NET_ADMIN" as_nobody ozramctl compact 0
+check_eq "$(stat_field $S/io_stat notify_free)" 8 "a refused reset-stats changed nothing"
+ozramctl reset-stats ozram0 || fail "reset-stats as root failed"
+check_eq "$(stat_field $S/io_stat notify_free)" 0 "reset-stats cleared notify_free"
+ozramctl compact || fail "compact as root failed"
+check_eq "$(dd if=$D bs=4096 count=512 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/text.bin)" "data after compact and reset-stats"
+
+step "errors name the device; usage errors exit 2"
+expect_fail 1 "ozramctl: no such device: ozram200" ozramctl stats 200
+expect_fail 1 "ozramctl: no such device: ozram200" ozramctl reset-stats ozram200
+set +e
+ozramctl stats zram0 >/dev/null 2>&1
+rc=$?
+set -e
+check_eq "$rc" 2 "a bad device name is a usage error"
+
+step "stats --watch repeats until interrupted"
+set +e
+timeout -s INT 3 ozramctl stats -j -w 1 0 >/tmp/watch.json
+set -e
+check_cmp "$(wc -l </tmp/watch.json)" -ge 2 "JSON lines under --watch"
+
+step "setup --size 64M --swap on a new device"
+new=$(ozramctl setup --size 64M --swap --priority 7) || fail "ozramctl setup failed"
+check_eq "$new" /dev/ozram1 "setup took a hot-added device (ozram0 is in use)"
+cat /proc/swaps
+check_eq "$(awk -v d="$new" '$1 == d { print $3, $5 }' /proc/swaps)" "65532 7" \
+	"/proc/swaps lists it with its size and priority"
+check_eq "$(cat /sys/block/ozram1/disksize)" $((64 << 20)) "disksize set through sysfs"
+expect_fail 1 "ozramctl: ozram1 is already initialized (reset it first)" \
+	ozramctl setup --size 16M ozram1
+swapoff "$new"
+dev_reset 1
+new=$(ozramctl setup --size 16M) || fail "setup without --swap failed"
+check_eq "$new" /dev/ozram1 "setup reuses the first free device"
+check_eq "$(ozramctl devices | grep -c '^ozram1 *16M *yes$')" 1 "devices shows ozram1 at 16M"
+dev_reset 1
+dev_reset 0
