@@ -42,6 +42,7 @@ TEST_F(GpuCodec, CorpusRoundTripsThroughLiblz4AndTheDevice) {
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
     EXPECT_EQ(gpu->stats().pages_compressed, pages.size());
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 // The kernels are deterministic: the device must produce byte for byte what
@@ -62,6 +63,7 @@ TEST_F(GpuCodec, DeviceOutputEqualsTheHostEmulation) {
             ++differing;
     }
     EXPECT_EQ(differing, 0u);
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuCodec, RatioIsAtLeast98PercentOfLiblz4s) {
@@ -88,6 +90,7 @@ TEST_F(GpuCodec, RatioIsAtLeast98PercentOfLiblz4s) {
     std::printf("ratio: GPU %.4f, liblz4 %.4f (%.4fx)\n", ours_ratio, liblz4_ratio,
                 ours_ratio / liblz4_ratio);
     EXPECT_GE(ours_ratio / liblz4_ratio, 0.98);
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuCodec, DecompressesLiblz4Blocks) {
@@ -113,6 +116,7 @@ TEST_F(GpuCodec, DecompressesLiblz4Blocks) {
     const std::vector<Page> restored = gpu->decompress_batch(batch);
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuCodec, ACorruptPageIsNamedAndTheCompressorKeepsWorking) {
@@ -136,6 +140,7 @@ TEST_F(GpuCodec, ACorruptPageIsNamedAndTheCompressorKeepsWorking) {
     BatchResult again;
     gpu->compress(pointers_to(pages), again);
     EXPECT_EQ(count_wrong_pages(again, pages), 0u);
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuCodec, HugeThresholdIsObeyed) {
@@ -146,6 +151,7 @@ TEST_F(GpuCodec, HugeThresholdIsObeyed) {
     BatchResult batch;
     gpu->compress(pointers_to(pages), batch);
     EXPECT_EQ(count_wrong_pages(batch, pages, 1024), 0u);
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuCodec, BadConfigurationsAreRejected) {

@@ -26,6 +26,7 @@ void expect_round_trip(GpuBatchCompressor& gpu, const std::vector<TestPage>& pag
     ASSERT_EQ(restored.size(), pages.size());
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(gpu.fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuPipeline, BatchSizesFromOneTo100000Pages) {
@@ -37,6 +38,7 @@ TEST_F(GpuPipeline, BatchSizesFromOneTo100000Pages) {
         SCOPED_TRACE(n);
         expect_round_trip(*gpu, cycled(base, n));
     }
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuPipeline, ManyChunksThroughFewSlots) {
@@ -57,6 +59,7 @@ TEST_F(GpuPipeline, SynchronousCopies) {
     config.batch_size = 512;
     auto gpu = GpuBatchCompressor::create(config);
     expect_round_trip(*gpu, cycled(corpus_pages(100), 3000));
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuPipeline, AResultIsReusedAcrossBatches) {
@@ -70,6 +73,7 @@ TEST_F(GpuPipeline, AResultIsReusedAcrossBatches) {
     EXPECT_EQ(count_wrong_pages(batch, second), 0u);
     gpu->compress(pointers_to(std::vector<TestPage>{}), batch);
     EXPECT_TRUE(batch.pages.empty());
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuPipeline, SeveralCompressorsShareTheDevice) {

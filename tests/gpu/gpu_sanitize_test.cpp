@@ -24,6 +24,7 @@ TEST_F(GpuSanitize, CompressAndDecompressACorpus) {
     const auto restored = gpu->decompress_batch(batch);
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 
 TEST_F(GpuSanitize, DecodeMalformedBlocks) {

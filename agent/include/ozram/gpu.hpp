@@ -70,6 +70,9 @@ class GpuBatchCompressor : public PageCompressor {
 
     [[nodiscard]] const GpuBatchConfig& config() const;
     [[nodiscard]] const GpuDeviceInfo& device() const;
+    // Batches (compress or decompress) that a GPU failure handed to the CPU;
+    // each kind of failure is also logged to stderr once.
+    [[nodiscard]] std::uint64_t fallback_batches() const;
 
     struct Impl;
 

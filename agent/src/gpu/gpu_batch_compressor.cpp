@@ -91,6 +91,7 @@ struct GpuBatchCompressor::Impl {
     std::optional<gpu::SlotPipeline> pipeline;  // empty once the GPU is given up
     std::unique_ptr<PageCompressor> cpu;        // made at the first fallback
     std::map<int, std::uint64_t> failures;      // by cudaError_t
+    std::uint64_t fallback_batches = 0;         // batches the CPU finished
     int device_resets = 0;
 
     Impl(const GpuBatchConfig& c, GpuDeviceInfo d) : config(c), device(std::move(d)) {
@@ -279,8 +280,10 @@ void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, Ba
             impl_->recover(-1, failure.what(), "compression");
         }
     }
-    if (!done)
+    if (!done && !pages.empty()) {
+        ++impl_->fallback_batches;
         impl_->cpu_compressor().compress(pages, out);
+    }
     out.total_time_ns = ns_since(start);
     out.cpu_estimate_ns =
         static_cast<std::uint64_t>(active_cost_model().predict_ns(Backend::Simd, pages.size()));
@@ -301,7 +304,10 @@ void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_
             impl_->recover(failure.code(), failure.what(), "decompression");
         }
     }
-    impl_->cpu_compressor().decompress(in, pages);
+    if (!pages.empty()) {
+        ++impl_->fallback_batches;
+        impl_->cpu_compressor().decompress(in, pages);
+    }
 }
 
 BatchResult GpuBatchCompressor::compress_batch(std::span<const Page> pages) {
@@ -332,6 +338,9 @@ const GpuBatchConfig& GpuBatchCompressor::config() const {
 }
 const GpuDeviceInfo& GpuBatchCompressor::device() const {
     return impl_->device;
+}
+std::uint64_t GpuBatchCompressor::fallback_batches() const {
+    return impl_->fallback_batches;
 }
 
 }  // namespace ozram

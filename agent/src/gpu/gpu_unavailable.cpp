@@ -51,5 +51,8 @@ const GpuBatchConfig& GpuBatchCompressor::config() const {
 const GpuDeviceInfo& GpuBatchCompressor::device() const {
     no_cuda();
 }
+std::uint64_t GpuBatchCompressor::fallback_batches() const {
+    no_cuda();
+}
 
 }  // namespace ozram
