@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "model/linear_fit.hpp"
 #include "model/synthetic_pages.hpp"
 #include "ozram/cost_model.hpp"
 #include "ozram/error.hpp"
@@ -15,11 +16,6 @@ namespace ozram {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Sample {
-    double pages;
-    double ns;
-};
 
 // Batch sizes: small ones pin down the fixed cost, large ones the slope.
 constexpr std::array<std::size_t, 9> CPU_BATCH_SIZES{1, 2, 4, 8, 16, 64, 256, 512, 1024};
@@ -58,10 +54,10 @@ double median(std::vector<double> values) {
 // The median time of compress() at each size, within `budget` overall.
 // `last` receives the result of the last (largest) batch, for its stage times.
 template <std::size_t N>
-std::vector<Sample> measure(PageCompressor& compressor, const Corpus& corpus,
-                            const std::array<std::size_t, N>& sizes, Clock::duration budget,
-                            BatchResult& last) {
-    std::vector<Sample> samples;
+std::vector<TimingSample> measure(PageCompressor& compressor, const Corpus& corpus,
+                                  const std::array<std::size_t, N>& sizes, Clock::duration budget,
+                                  BatchResult& last) {
+    std::vector<TimingSample> samples;
     const Clock::duration per_size = budget / static_cast<long>(sizes.size());
     BatchResult result;
     // Warm-up: caches, page faults of the result, the pool's first wake-up.
@@ -82,37 +78,10 @@ std::vector<Sample> measure(PageCompressor& compressor, const Corpus& corpus,
     return samples;
 }
 
-// Least squares on relative error (weights 1/t^2): a microsecond off at one
-// page matters as much as a millisecond off at a thousand, which is what the
-// crossover points depend on.
-LinearCost fit(const std::vector<Sample>& samples) {
-    double sw = 0, sn = 0, st = 0, snn = 0, snt = 0;
-    for (const Sample& s : samples) {
-        const double w = 1.0 / (s.ns * s.ns);
-        sw += w;
-        sn += w * s.pages;
-        st += w * s.ns;
-        snn += w * s.pages * s.pages;
-        snt += w * s.pages * s.ns;
-    }
-    const double determinant = sw * snn - sn * sn;
-    LinearCost cost;
-    if (determinant > 0) {
-        cost.per_page_ns = (sw * snt - sn * st) / determinant;
-        cost.fixed_ns = (st - cost.per_page_ns * sn) / sw;
-    }
-    if (!(cost.fixed_ns >= 0) || !(cost.per_page_ns > 0)) {
-        // Noise can push the intercept below zero: refit through the origin.
-        cost.fixed_ns = 0;
-        cost.per_page_ns = snn > 0 ? snt / snn : 0;
-    }
-    return cost;
-}
-
 LinearCost calibrate_cpu(Backend backend, const Corpus& corpus, Clock::duration budget) {
     const auto compressor = make_cpu_compressor(backend);
     BatchResult last;
-    return fit(measure(*compressor, corpus, CPU_BATCH_SIZES, budget, last));
+    return fit_linear_cost(measure(*compressor, corpus, CPU_BATCH_SIZES, budget, last));
 }
 
 // The GPU's line, with the slope split into its bus and kernel rates by the
@@ -123,7 +92,8 @@ std::optional<GpuCost> calibrate_gpu(Clock::duration budget) {
         const auto gpu = GpuBatchCompressor::create(GpuBatchConfig{});
         const Corpus corpus(GPU_BATCH_SIZES.back());
         BatchResult last;
-        const LinearCost line = fit(measure(*gpu, corpus, GPU_BATCH_SIZES, budget, last));
+        const LinearCost line =
+            fit_linear_cost(measure(*gpu, corpus, GPU_BATCH_SIZES, budget, last));
         const double end_to_end_gbps = static_cast<double>(PAGE_SIZE) / line.per_page_ns;
         GpuCost cost{.fixed_ns = line.fixed_ns,
                      .pcie_gbps = end_to_end_gbps,
