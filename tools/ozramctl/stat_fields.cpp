@@ -43,11 +43,9 @@ constexpr std::array FIELDS = {
     StatField{"pages_huge", backend_stat, Source::top, OZRAM_ATTR_PAGES_HUGE, 64, count},
 
     StatField{"agent_state", agent, Source::top, OZRAM_ATTR_AGENT_STATE, 8, agent_state},
-    // Planned attributes: the module does not send them yet.
+    // Planned attributes, not in the netlink ABI yet: when the module sends
+    // one, its row names the attribute instead of Source::not_reported.
     StatField{"agent_pid", agent, Source::not_reported, 0, 32, count},
-    StatField{"fallbacks_ring_full", agent, Source::not_reported, 0, 64, count},
-    StatField{"fallbacks_detached", agent, Source::not_reported, 0, 64, count},
-    StatField{"verify_failures", agent, Source::not_reported, 0, 64, count},
 
     StatField{"submitted", ring, Source::nested_ring, OZRAM_RING_ATTR_SUBMITTED, 64, count},
     StatField{"completed", ring, Source::nested_ring, OZRAM_RING_ATTR_COMPLETED, 64, count},
@@ -57,6 +55,10 @@ constexpr std::array FIELDS = {
               count},
     StatField{"batches", ring, Source::nested_ring, OZRAM_RING_ATTR_BATCHES, 64, count},
     StatField{"occupancy", ring, Source::nested_ring, OZRAM_RING_ATTR_OCCUPANCY, 64, count},
+    StatField{"stale", ring, Source::not_reported, 0, 64, count},
+    StatField{"verify_failures", ring, Source::not_reported, 0, 64, count},
+    StatField{"agent_errors", ring, Source::not_reported, 0, 64, count},
+    StatField{"drained", ring, Source::not_reported, 0, 64, count},
 };
 
 }  // namespace

@@ -77,10 +77,10 @@ TEST(JsonOutput, DeviceRecordExactly) {
               "\"notify_free\":114,\"writestall\":115,\"miss_free\":116,"
               "\"pages_kernel_lz4\":117,\"pages_agent_cpu\":118,\"pages_agent_gpu\":119,"
               "\"pages_same_filled\":120,\"pages_huge\":121,\"agent_state\":\"attached\","
-              "\"agent_pid\":null,\"fallbacks_ring_full\":null,\"fallbacks_detached\":null,"
-              "\"verify_failures\":null,\"ring\":{\"submitted\":127,\"completed\":128,"
-              "\"rejected\":129,\"timeouts\":130,\"inline_fallbacks\":131,\"batches\":132,"
-              "\"occupancy\":133}}");
+              "\"agent_pid\":null,\"ring\":{\"submitted\":124,\"completed\":125,"
+              "\"rejected\":126,\"timeouts\":127,\"inline_fallbacks\":128,\"batches\":129,"
+              "\"occupancy\":130,\"stale\":null,\"verify_failures\":null,"
+              "\"agent_errors\":null,\"drained\":null}}");
 }
 
 TEST(JsonOutput, EveryFieldAppearsOnceAndTheDocumentIsWellFormed) {
@@ -121,8 +121,7 @@ TEST(JsonOutput, AgentView) {
     const auto keys = top_level_keys(json_agent(total));
     EXPECT_EQ(keys, (std::multiset<std::string>{
                         "num_devices", "pages_kernel_lz4", "pages_agent_cpu", "pages_agent_gpu",
-                        "pages_same_filled", "pages_huge", "agent_state", "agent_pid",
-                        "fallbacks_ring_full", "fallbacks_detached", "verify_failures", "ring"}));
+                        "pages_same_filled", "pages_huge", "agent_state", "agent_pid", "ring"}));
 }
 
 TEST(JsonOutput, MissingValuesAreNull) {
