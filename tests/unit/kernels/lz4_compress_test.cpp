@@ -94,6 +94,35 @@ TEST(KernelCompress, OutputDoesNotDependOnLaneOrder) {
     }
 }
 
+// Many pages with matches of every length and distance ending anywhere:
+// every block must still decode with liblz4, under both raw thresholds.
+TEST(KernelCompress, PatchworkPagesDecodeWithLiblz4) {
+    for (std::uint64_t seed = 1; seed <= 1500; ++seed) {
+        SCOPED_TRACE(seed);
+        const TestPage page = patchwork_page(seed);
+        for (std::uint32_t threshold : {DEFAULT_THRESHOLD, kernels::PAGE_BYTES + 1}) {
+            const auto result = compress_on_host(page, threshold);
+            if (result.descriptor.code == kernels::PAGE_SAME_FILLED)
+                continue;
+            if (result.descriptor.code != kernels::PAGE_LZ4) {
+                ASSERT_EQ(result.descriptor.code, kernels::PAGE_RAW);
+                ASSERT_GE(liblz4_size(page), static_cast<int>(threshold * 0.98));
+                continue;
+            }
+            TestPage decoded{};
+            ASSERT_EQ(LZ4_decompress_safe(reinterpret_cast<const char*>(result.bytes.data()),
+                                          reinterpret_cast<char*>(decoded.data()),
+                                          static_cast<int>(result.bytes.size()),
+                                          static_cast<int>(decoded.size())),
+                      static_cast<int>(kernels::PAGE_BYTES));
+            ASSERT_EQ(decoded, page);
+            TestPage ours{};
+            ASSERT_EQ(decompress_on_host(result.bytes, result.descriptor, ours), kernels::PAGE_OK);
+            ASSERT_EQ(ours, page);
+        }
+    }
+}
+
 TEST(KernelCompress, RandomPagesAreRaw) {
     for (std::uint64_t seed = 100; seed < 110; ++seed) {
         const auto result = compress_on_host(random_page(seed), DEFAULT_THRESHOLD);

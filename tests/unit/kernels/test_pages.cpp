@@ -117,6 +117,42 @@ TestPage periodic_page(unsigned period, std::uint64_t seed) {
     return page;
 }
 
+TestPage patchwork_page(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    TestPage page{};
+    std::size_t at = 0;
+    while (at < page.size()) {
+        const std::size_t n = std::min<std::size_t>(page.size() - at, 1 + below(rng, 300));
+        switch (below(rng, 5)) {
+            case 0:  // zeros (already there)
+                break;
+            case 1:
+                for (std::size_t i = 0; i < n; ++i)
+                    page[at + i] = static_cast<std::uint8_t>(rng());
+                break;
+            case 2:
+                write_text(&page[at], n, rng);
+                break;
+            case 3: {
+                const std::size_t period = 1 + below(rng, 8);
+                for (std::size_t i = 0; i < n; ++i)
+                    page[at + i] =
+                        i < period ? static_cast<std::uint8_t>(rng()) : page[at + i - period];
+                break;
+            }
+            default:  // a copy of an earlier part, possibly overlapping
+                if (at > 0) {
+                    const std::size_t from = below(rng, at);
+                    for (std::size_t i = 0; i < n; ++i)
+                        page[at + i] = page[from + i];
+                }
+                break;
+        }
+        at += n;
+    }
+    return page;
+}
+
 std::vector<TestPage> real_pages(std::size_t max_pages) {
     std::vector<TestPage> pages;
 

@@ -26,6 +26,11 @@ TestPage mixed_page(std::uint64_t seed);
 // A random pattern of `period` bytes repeated: overlapping matches (offset < length).
 TestPage periodic_page(unsigned period, std::uint64_t seed);
 
+// Random-length runs of zeros, noise, text, short periods and copies of
+// earlier parts of the page: matches of every length and distance, ending
+// anywhere, including at the block's end limits.
+TestPage patchwork_page(std::uint64_t seed);
+
 // Pages of the test binary's file and of this process's readable mappings
 // (read with pread on /proc/self/mem, so unreadable ones are skipped).
 std::vector<TestPage> real_pages(std::size_t max_pages);
