@@ -22,6 +22,7 @@
 
 #include "ozram_comp.h"
 #include "ozram_drv.h"
+#include "ozram_offload.h"
 #include "ozram_slot.h"
 
 static DEFINE_IDR(ozram_index_idr);
@@ -103,6 +104,8 @@ out:
 
 void ozram_reset_device(struct ozram *oz)
 {
+	/* No completion or take-back may hold a page of this device. */
+	ozram_ring_lock_devices();
 	down_write(&oz->init_lock);
 	oz->limit_pages = 0;
 	set_capacity_and_notify(oz->disk, 0);
@@ -111,6 +114,7 @@ void ozram_reset_device(struct ozram *oz)
 	oz->disksize = 0;
 	memset(&oz->stats, 0, sizeof(oz->stats));
 	up_write(&oz->init_lock);
+	ozram_ring_unlock_devices();
 }
 
 /* Return: 0, or -EINVAL when the device is not initialised. */
@@ -301,11 +305,15 @@ static int __init ozram_init(void)
 	if (ret)
 		return ret;
 
+	ret = ozram_ring_init();
+	if (ret)
+		goto out_comp;
+
 	ozram_major = register_blkdev(0, "ozram");
 	if (ozram_major <= 0) {
 		pr_err("cannot get a major number\n");
 		ret = -EBUSY;
-		goto out_comp;
+		goto out_ring;
 	}
 
 	ret = ozram_control_register();
@@ -332,6 +340,8 @@ out_devices:
 	ozram_destroy_devices();
 out_blkdev:
 	unregister_blkdev(ozram_major, "ozram");
+out_ring:
+	ozram_ring_exit();
 out_comp:
 	ozram_comp_exit();
 	return ret;
@@ -343,6 +353,7 @@ static void __exit ozram_exit(void)
 	ozram_control_unregister();
 	ozram_destroy_devices();
 	unregister_blkdev(ozram_major, "ozram");
+	ozram_ring_exit();
 	ozram_comp_exit();
 }
 

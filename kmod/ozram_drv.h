@@ -36,8 +36,8 @@ enum ozram_slot_flag {
 	OZRAM_SLOT_SRC_AGENT_CPU, /* compressed by the agent on a CPU */
 	OZRAM_SLOT_SRC_AGENT_GPU, /* compressed by the agent on a GPU */
 	/*
-	 * Reserved for the offload ring: the page waits in a staging slot
-	 * (handle holds its index) for the agent to compress it.
+	 * The page waits in a staging slot of the offload ring (handle holds
+	 * the ring slot) for the agent to compress it.
 	 */
 	OZRAM_SLOT_STAGED,
 

@@ -45,7 +45,13 @@ static int ozram_genl_put_ring(struct sk_buff *skb,
 	    put_ring_u64(skb, OZRAM_RING_ATTR_INLINE_FALLBACKS,
 			 ring->inline_fallbacks) ||
 	    put_ring_u64(skb, OZRAM_RING_ATTR_BATCHES, ring->batches) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_OCCUPANCY, ring->occupancy)) {
+	    put_ring_u64(skb, OZRAM_RING_ATTR_OCCUPANCY, ring->occupancy) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_STALE, ring->stale) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_VERIFY_FAILURES,
+			 ring->verify_failures) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_AGENT_ERRORS,
+			 ring->agent_errors) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_DRAINED, ring->drained)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -81,7 +87,8 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 	    put_u64(skb, OZRAM_ATTR_PAGES_HUGE, s->huge_pages) ||
 	    nla_put_u8(skb, OZRAM_ATTR_AGENT_STATE,
 		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
-					   OZRAM_AGENT_DETACHED))
+					   OZRAM_AGENT_DETACHED) ||
+	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid))
 		return -EMSGSIZE;
 	return ozram_genl_put_ring(skb, &s->ring);
 }

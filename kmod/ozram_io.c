@@ -27,6 +27,7 @@
 
 #include "ozram_comp.h"
 #include "ozram_drv.h"
+#include "ozram_offload.h"
 #include "ozram_slot.h"
 
 /* zsmalloc flags for allocations that must not sleep. */
@@ -42,6 +43,12 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	struct ozram_slot *slot = &oz->table[index];
 
 	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+
+	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
+		ozram_clear_flag(oz, index, OZRAM_SLOT_STAGED);
+		ozram_ring_release(slot->handle);
+		goto out;
+	}
 
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_SAME)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_SAME);
@@ -107,6 +114,14 @@ static int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 
 	ozram_slot_lock(oz, index);
 	handle = oz->table[index].handle;
+	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
+		/* Waiting for the agent: the staged copy is the page. */
+		dst = kmap_local_page(page);
+		memcpy(dst, ozram_ring_staged_data(handle), PAGE_SIZE);
+		kunmap_local(dst);
+		ozram_slot_unlock(oz, index);
+		return 0;
+	}
 	if (!handle || ozram_test_flag(oz, index, OZRAM_SLOT_SAME)) {
 		dst = kmap_local_page(page);
 		memset_l(dst, handle, PAGE_SIZE / sizeof(unsigned long));
@@ -158,10 +173,30 @@ static int ozram_bvec_read(struct ozram *oz, struct bio_vec *bvec, u32 index,
 
 /* ---- write path ------------------------------------------------------ */
 
-static void ozram_store_same(struct ozram *oz, u32 index,
-			     unsigned long element)
+/*
+ * Whether a result may replace slot @index: always for a direct write; for
+ * a staged page only while the slot still holds that staging (@ref).  The
+ * slot lock must be held.
+ */
+static bool ozram_commit_allowed(struct ozram *oz, u32 index,
+				 const struct ozram_stage_ref *ref)
+{
+	if (!ref)
+		return true;
+	return ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) &&
+	       oz->table[index].handle == ref->ring_slot &&
+	       ozram_ring_stage_current(ref);
+}
+
+static int ozram_store_same(struct ozram *oz, u32 index,
+			    unsigned long element,
+			    const struct ozram_stage_ref *ref)
 {
 	ozram_slot_lock(oz, index);
+	if (!ozram_commit_allowed(oz, index, ref)) {
+		ozram_slot_unlock(oz, index);
+		return -ESTALE;
+	}
 	ozram_free_slot(oz, index);
 	ozram_set_flag(oz, index, OZRAM_SLOT_SAME);
 	oz->table[index].element = element;
@@ -169,6 +204,7 @@ static void ozram_store_same(struct ozram *oz, u32 index,
 
 	atomic64_inc(&oz->stats.same_pages);
 	atomic64_inc(&oz->stats.pages_stored);
+	return 0;
 }
 
 /**
@@ -179,17 +215,20 @@ static void ozram_store_same(struct ozram *oz, u32 index,
  * @len: bytes in @buf, 1..PAGE_SIZE
  * @source: the path that produced @buf, for backend_stat
  * @gfp: OZRAM_GFP_NOWAIT from atomic context, OZRAM_GFP_WAIT otherwise
+ * @ref: for a page compressed from a staging slot, that staging: the
+ *       result is dropped if the slot has been overwritten since; or NULL
  *
  * This is the one place that allocates storage, enforces mem_limit and
  * accounts a page, whichever path compressed it.
  *
  * Return: 0, -EAGAIN when a non-sleeping allocation failed (the caller may
  * retry where it can sleep), -ENOMEM when out of memory or over mem_limit,
- * -EINVAL on a bad length.
+ * -EINVAL on a bad length, -ESTALE when @ref is no longer current.
  */
 static int ozram_commit_compressed(struct ozram *oz, u32 index,
 				   const void *buf, unsigned int len,
-				   enum ozram_source source, gfp_t gfp)
+				   enum ozram_source source, gfp_t gfp,
+				   const struct ozram_stage_ref *ref)
 {
 	unsigned long handle, pages;
 	void *dst;
@@ -213,6 +252,11 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 	zs_unmap_object(oz->mem_pool, handle);
 
 	ozram_slot_lock(oz, index);
+	if (!ozram_commit_allowed(oz, index, ref)) {
+		ozram_slot_unlock(oz, index);
+		zs_free(oz->mem_pool, handle);
+		return -ESTALE;
+	}
 	ozram_free_slot(oz, index);
 	oz->table[index].handle = handle;
 	ozram_set_obj_size(oz, index, len);
@@ -233,13 +277,15 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 	return 0;
 }
 
-static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page)
+static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
+			    const struct ozram_stage_ref *ref)
 {
 	void *src = kmap_local_page(page);
 	int ret;
 
 	ret = ozram_commit_compressed(oz, index, src, PAGE_SIZE,
-				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_WAIT);
+				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_WAIT,
+				      ref);
 	kunmap_local(src);
 	return ret;
 }
@@ -250,7 +296,8 @@ static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page)
  * commit that with an allocation that may reclaim.
  */
 static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
-				      u32 index)
+				      u32 index,
+				      const struct ozram_stage_ref *ref)
 {
 	struct ozram_comp_stream *strm;
 	unsigned int len;
@@ -274,9 +321,9 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 		if (len < ozram_huge_class_size)
 			ret = ozram_commit_compressed(oz, index, copy, len,
 						      OZRAM_SRC_KERNEL_LZ4,
-						      OZRAM_GFP_WAIT);
+						      OZRAM_GFP_WAIT, ref);
 		else
-			ret = ozram_commit_raw(oz, index, page);
+			ret = ozram_commit_raw(oz, index, page, ref);
 	}
 	kfree(copy);
 	return ret;
@@ -284,7 +331,7 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 
 /* Compresses @page with the in-kernel LZ4 and stores it. */
 static int ozram_compress_inline(struct ozram *oz, struct page *page,
-				 u32 index)
+				 u32 index, const struct ozram_stage_ref *ref)
 {
 	struct ozram_comp_stream *strm;
 	unsigned int len;
@@ -304,25 +351,54 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 
 	if (len >= ozram_huge_class_size) {
 		ozram_comp_stream_put();
-		return ozram_commit_raw(oz, index, page);
+		return ozram_commit_raw(oz, index, page, ref);
 	}
 
 	ret = ozram_commit_compressed(oz, index, strm->buffer, len,
-				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_NOWAIT);
+				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_NOWAIT,
+				      ref);
 	ozram_comp_stream_put();
 	if (ret == -EAGAIN)
-		ret = ozram_compress_inline_slow(oz, page, index);
+		ret = ozram_compress_inline_slow(oz, page, index, ref);
 	return ret;
 }
 
 /*
- * Chooses how a page that is not same-filled gets compressed.  Today the
- * in-kernel LZ4 is the only path; the offload ring will try to stage the
- * page for the agent here first and fall back to this on any refusal.
+ * Chooses how a page that is not same-filled gets compressed: staged for
+ * the agent when one is attached and the ring has room (the write then
+ * completes at once), otherwise by the in-kernel LZ4.
  */
 static int ozram_store_page(struct ozram *oz, struct page *page, u32 index)
 {
-	return ozram_compress_inline(oz, page, index);
+	if (!ozram_ring_stage(oz, index, page))
+		return 0;
+	return ozram_compress_inline(oz, page, index, NULL);
+}
+
+/* ---- results for staged pages (called by ozram_ring.c) ---------------- */
+
+/* Compresses the staged copy @page in the kernel: take-back and refusals. */
+int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
+			      const struct ozram_stage_ref *ref)
+{
+	return ozram_compress_inline(oz, page, index, ref);
+}
+
+/* Stores bytes an agent produced and the kernel checked. */
+int ozram_store_staged_compressed(struct ozram *oz, u32 index,
+				  const void *buf, unsigned int len,
+				  enum ozram_source source,
+				  const struct ozram_stage_ref *ref)
+{
+	return ozram_commit_compressed(oz, index, buf, len, source,
+				       OZRAM_GFP_WAIT, ref);
+}
+
+int ozram_store_staged_same(struct ozram *oz, u32 index,
+			    unsigned long element,
+			    const struct ozram_stage_ref *ref)
+{
+	return ozram_store_same(oz, index, element, ref);
 }
 
 static int ozram_write_page(struct ozram *oz, struct page *page, u32 index)
@@ -334,10 +410,8 @@ static int ozram_write_page(struct ozram *oz, struct page *page, u32 index)
 	mem = kmap_local_page(page);
 	same = page_same_filled(mem, &element);
 	kunmap_local(mem);
-	if (same) {
-		ozram_store_same(oz, index, element);
-		return 0;
-	}
+	if (same)
+		return ozram_store_same(oz, index, element, NULL);
 	return ozram_store_page(oz, page, index);
 }
 

@@ -61,7 +61,8 @@ static inline void ozram_set_obj_size(struct ozram *oz, u32 index, unsigned int 
 static inline bool ozram_slot_allocated(struct ozram *oz, u32 index)
 {
 	return ozram_get_obj_size(oz, index) ||
-	       ozram_test_flag(oz, index, OZRAM_SLOT_SAME);
+	       ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
+	       ozram_test_flag(oz, index, OZRAM_SLOT_STAGED);
 }
 
 static inline enum ozram_source ozram_slot_source(struct ozram *oz, u32 index)

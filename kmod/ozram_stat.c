@@ -7,6 +7,7 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_offload.h"
 
 /* Raises the high-water mark of zsmalloc pages to @pages if it is higher. */
 void ozram_stats_update_used_max(struct ozram_stats *stats,
@@ -62,8 +63,7 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	snap->miss_free = read_stat(&st->miss_free);
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		snap->source_pages[src] = read_stat(&st->source_pages[src]);
-	/* No offload ring yet: the agent is never attached. */
-	snap->agent_attached = false;
+	ozram_ring_snapshot(snap);
 	up_read(&oz->init_lock);
 }
 
@@ -92,14 +92,10 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	sum->miss_free += snap->miss_free;
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		sum->source_pages[src] += snap->source_pages[src];
-	sum->agent_attached |= snap->agent_attached;
-	sum->ring.submitted += snap->ring.submitted;
-	sum->ring.completed += snap->ring.completed;
-	sum->ring.rejected += snap->ring.rejected;
-	sum->ring.timeouts += snap->ring.timeouts;
-	sum->ring.inline_fallbacks += snap->ring.inline_fallbacks;
-	sum->ring.batches += snap->ring.batches;
-	sum->ring.occupancy += snap->ring.occupancy;
+	/* The ring is shared by every device: not summed. */
+	sum->agent_attached = snap->agent_attached;
+	sum->agent_pid = snap->agent_pid;
+	sum->ring = snap->ring;
 }
 
 /*

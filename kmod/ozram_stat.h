@@ -38,7 +38,11 @@ struct ozram_stats {
 	atomic_long_t max_used_pages;	/* zsmalloc high-water mark */
 };
 
-/* Counters of the offload ring; all zero until the ring exists. */
+/*
+ * Counters of the offload ring.  One ring serves every device, so every
+ * device's snapshot carries the same ring counters, and a total over
+ * devices carries them once.
+ */
 struct ozram_ring_snapshot {
 	u64 submitted;
 	u64 completed;
@@ -47,6 +51,10 @@ struct ozram_ring_snapshot {
 	u64 inline_fallbacks;
 	u64 batches;
 	u64 occupancy;
+	u64 stale;
+	u64 verify_failures;
+	u64 agent_errors;
+	u64 drained;
 };
 
 /* A consistent copy of one device's numbers, in the units of the ABI. */
@@ -74,6 +82,7 @@ struct ozram_snapshot {
 	/* backend_stat */
 	u64 source_pages[OZRAM_SRC_NR];
 	bool agent_attached;
+	u32 agent_pid;
 	struct ozram_ring_snapshot ring;
 };
 

@@ -242,12 +242,21 @@ static ssize_t backend_stat_show(struct device *dev,
 
 	ozram_snapshot(dev_to_ozram(dev), &s);
 	return sysfs_emit(buf,
-			  "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nagent: %s\n",
+			  "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nagent: %s\n"
+			  "agent_pid: %u\nring_submitted: %llu\nring_completed: %llu\nring_rejected: %llu\n"
+			  "ring_stale: %llu\nring_verify_failures: %llu\nring_agent_errors: %llu\n"
+			  "ring_timeouts: %llu\nring_drained: %llu\nring_inline_fallbacks: %llu\n"
+			  "ring_batches: %llu\nring_occupancy: %llu\n",
 			  s.source_pages[OZRAM_SRC_KERNEL_LZ4],
 			  s.source_pages[OZRAM_SRC_AGENT_CPU],
 			  s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
 			  s.huge_pages,
-			  s.agent_attached ? "attached" : "detached");
+			  s.agent_attached ? "attached" : "detached",
+			  s.agent_pid, s.ring.submitted, s.ring.completed,
+			  s.ring.rejected, s.ring.stale, s.ring.verify_failures,
+			  s.ring.agent_errors, s.ring.timeouts, s.ring.drained,
+			  s.ring.inline_fallbacks, s.ring.batches,
+			  s.ring.occupancy);
 }
 
 static DEVICE_ATTR_RW(disksize);

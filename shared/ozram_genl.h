@@ -89,6 +89,7 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_AGENT_STATE,		/* u8: enum ozram_agent_state */
 
 	OZRAM_ATTR_RING,		/* nest: enum ozram_ring_attr */
+	OZRAM_ATTR_AGENT_PID,		/* u32: tgid of the attached agent, 0 */
 
 	__OZRAM_ATTR_MAX,
 	OZRAM_ATTR_MAX = __OZRAM_ATTR_MAX - 1
@@ -107,6 +108,12 @@ enum ozram_ring_attr {
 					   */
 	OZRAM_RING_ATTR_BATCHES,	/* batches completed by the agent */
 	OZRAM_RING_ATTR_OCCUPANCY,	/* staging slots in use now */
+	OZRAM_RING_ATTR_STALE,		/* completions for superseded pages */
+	OZRAM_RING_ATTR_VERIFY_FAILURES, /* completions whose bytes did not
+					  * decode to the staged page
+					  */
+	OZRAM_RING_ATTR_AGENT_ERRORS,	/* pages the agent gave back (-errno) */
+	OZRAM_RING_ATTR_DRAINED,	/* pages taken back on detach/close */
 
 	__OZRAM_RING_ATTR_MAX,
 	OZRAM_RING_ATTR_MAX = __OZRAM_RING_ATTR_MAX - 1
