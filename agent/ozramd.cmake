@@ -29,3 +29,10 @@ add_executable(ozramd ${CMAKE_CURRENT_LIST_DIR}/src/daemon/main.cpp)
 target_compile_definitions(ozramd PRIVATE OZRAM_VERSION="${PROJECT_VERSION}")
 target_link_libraries(ozramd PRIVATE ozramd_core)
 install(TARGETS ozramd RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})
+
+# --- static ozramd ------------------------------------------------------
+# Linked statically (glibc, libstdc++, liblz4, and the static CUDA runtime
+# when built with CUDA) so that the same binary runs in the minimal
+# initramfs of the VM tests (tests/vm/run --agent cpu) and on any host.
+target_link_options(ozramd PRIVATE -static)
+# --- end static ozramd --------------------------------------------------

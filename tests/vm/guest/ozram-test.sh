@@ -131,15 +131,89 @@ load_ozram() {
 
 unload_ozram() { rmmod "$DEV" || fail "rmmod $DEV failed"; }
 
-# The userspace agent (ozramd).  Hook: the host rejects --agent cpu until the
-# agent exists, so here AGENT is always none.
+# --- agent (ozramd) --------------------------------------------------------
+# With AGENT=cpu (tests/vm/run --agent cpu) the static ozramd is in the run's
+# archive at $OZRAMD_BIN.  start_agent starts it in the background on the CPU
+# backend, its log on the console, and waits until the module reports it
+# attached; stop_agent stops it with SIGTERM (it finishes its batch and
+# detaches).  Scenarios that load the module themselves call start_agent
+# after load_ozram.
+OZRAMD_BIN=/run/ozramd
+OZRAMD_PIDFILE=/tmp/ozramd.test-pid
+
+# agent_attached: whether the module reports an attached agent (dmesg-free:
+# the ring state of any device's backend_stat).
+agent_attached() {
+	for f in /sys/block/*/backend_stat; do
+		[ -r "$f" ] || continue
+		grep -q '^agent: attached' "$f" && return 0
+		return 1
+	done
+	return 1
+}
+
+# pid_alive PID: running or stopped, not a zombie waiting to be reaped.
+pid_alive() {
+	[ -n "$1" ] && [ -r "/proc/$1/status" ] &&
+		! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# agent_pid: the pid of the agent this library started, or nothing.
+agent_pid() { cat $OZRAMD_PIDFILE 2>/dev/null || true; }
+
+# start_agent [OZRAMD-OPTION...]: starts ozramd (AGENT=cpu only) and waits
+# up to 120 s for it to attach.
 start_agent() {
 	case ${AGENT:-none} in
 	none) return 0 ;;
+	cpu) ;;
 	*)
-		echo "agent '$AGENT' not available yet"
+		echo "unknown agent '$AGENT'"
 		return 1
 		;;
 	esac
+	[ -e /dev/ozram-ring ] || {
+		[ "${LOAD_MODULE:-1}" = 0 ] && return 0 # the script loads it
+		echo "start_agent: no /dev/ozram-ring"
+		return 1
+	}
+	[ -x $OZRAMD_BIN ] || {
+		echo "start_agent: no ozramd in this VM"
+		return 1
+	}
+	mkdir -p /var/cache/ozram
+	$OZRAMD_BIN --device /dev/ozram-ring --backend cpu \
+		--cost-model /var/cache/ozram/cost-model "$@" \
+		>/dev/console 2>&1 &
+	echo $! >$OZRAMD_PIDFILE
+	i=0
+	while ! agent_attached; do
+		pid_alive "$(agent_pid)" || {
+			echo "start_agent: ozramd exited before attaching"
+			rm -f $OZRAMD_PIDFILE
+			return 1
+		}
+		i=$((i + 1))
+		[ $i -le 1200 ] || {
+			echo "start_agent: ozramd did not attach within 120 s"
+			return 1
+		}
+		sleep 0.1
+	done
+	echo "agent: ozramd $(agent_pid) attached"
 }
-stop_agent() { :; }
+
+stop_agent() {
+	pid=$(agent_pid)
+	[ -n "$pid" ] || return 0
+	kill -CONT "$pid" 2>/dev/null || true
+	kill -TERM "$pid" 2>/dev/null || true
+	i=0
+	while pid_alive "$pid" && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	rm -f $OZRAMD_PIDFILE
+}
+# --- end agent ---------------------------------------------------------------

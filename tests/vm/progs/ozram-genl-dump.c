@@ -65,6 +65,10 @@ static const char* const ring_names[OZRAM_RING_ATTR_MAX + 1] = {
     [OZRAM_RING_ATTR_INLINE_FALLBACKS] = "ring.inline_fallbacks",
     [OZRAM_RING_ATTR_BATCHES] = "ring.batches",
     [OZRAM_RING_ATTR_OCCUPANCY] = "ring.occupancy",
+    [OZRAM_RING_ATTR_STALE] = "ring.stale",
+    [OZRAM_RING_ATTR_VERIFY_FAILURES] = "ring.verify_failures",
+    [OZRAM_RING_ATTR_AGENT_ERRORS] = "ring.agent_errors",
+    [OZRAM_RING_ATTR_DRAINED] = "ring.drained",
 };
 
 struct request {
@@ -109,6 +113,8 @@ static void print_stats(struct nlattr** tb) {
         printf("agent=%s\n", nla_get_u8(tb[OZRAM_ATTR_AGENT_STATE]) == OZRAM_AGENT_ATTACHED
                                  ? "attached"
                                  : "detached");
+    if (tb[OZRAM_ATTR_AGENT_PID])
+        printf("agent_pid=%" PRIu32 "\n", nla_get_u32(tb[OZRAM_ATTR_AGENT_PID]));
     if (tb[OZRAM_ATTR_RING]) {
         struct nlattr* ring[OZRAM_RING_ATTR_MAX + 1];
 

@@ -1,0 +1,71 @@
+# vm: --mem 192 --agent cpu --timeout 560
+# The agent dies or hangs in the middle of a swap-heavy run: kill -9 (the
+# module drains what was staged when the ring file closes), a restarted
+# agent stopped with SIGSTOP (the module's time-out takes its pages back),
+# then SIGCONT and a clean restart.  memhog verifies every byte it wrote,
+# and the ring counters show the drains and the time-outs.
+
+S=$(sysdir 0)
+D=$(dev 0)
+ram_mb=$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
+hog_mb=$((ram_mb * 3 / 2))
+
+wait_detached() {
+	i=0
+	while agent_attached; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "the module still reports an agent after 10 s"
+		sleep 0.1
+	done
+}
+
+dev_setup 0 512M
+mkswap $D >/dev/null || fail "mkswap failed"
+swapon $D || fail "swapon failed"
+echo 300 >/sys/module/ozram/parameters/ring_timeout_ms
+
+step "memhog: $hog_mb MiB in a VM with $ram_mb MiB, agent attached"
+memhog --mb $hog_mb --seed 12 >/tmp/memhog.log 2>&1 &
+hog=$!
+sleep 8
+note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
+
+step "kill -9 of the agent"
+kill -KILL "$(agent_pid)"
+wait_detached
+rm -f $OZRAMD_PIDFILE
+note "after the kill: $(tr '\n' ' ' <$S/backend_stat)"
+sleep 3
+
+step "restart, then kill -STOP: the time-out takes the pages back"
+start_agent || fail "cannot restart ozramd"
+sleep 3
+kill -STOP "$(agent_pid)"
+sleep 6
+check_eq "$(backend_field agent)" attached "a stopped agent stays attached"
+note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
+check_cmp "$(backend_field ring_timeouts)" -gt 0 "ring_timeouts while the agent is stopped"
+
+step "kill -CONT, then a clean restart"
+kill -CONT "$(agent_pid)"
+sleep 3
+stop_agent
+start_agent || fail "cannot restart ozramd"
+
+step "memhog verifies every byte"
+wait $hog || {
+	cat /tmp/memhog.log
+	fail "memhog reported corrupted pages (or could not run)"
+}
+tail -n 3 /tmp/memhog.log
+note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
+check_cmp "$(backend_field ring_submitted)" -gt 0 "ring_submitted"
+check_cmp "$(backend_field agent_cpu)" -ge 0 "agent_cpu"
+check_cmp "$(backend_field ring_completed)" -gt 0 "ring_completed"
+check_cmp "$(backend_field ring_timeouts)" -gt 0 "ring_timeouts"
+check_cmp "$(( $(backend_field ring_drained) + $(backend_field ring_timeouts) ))" -gt 0 "pages taken back"
+check_eq "$(backend_field ring_rejected)" 0 "ring_rejected"
+check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
+check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
+swapoff $D || fail "swapoff failed"
+dev_reset 0

@@ -1,0 +1,87 @@
+# vm: --mem 384 --agent none
+# A hostile agent (progs/rogue-agent.c) attaches to /dev/ozram-ring and
+# answers every page with a wrong completion: slot ids out of range, stale
+# generations, impossible lengths, unknown encodings and flags, LZ4 that
+# decodes to other bytes or not at all, RAW and same-filled answers that do
+# not match the page, huge CQ tail jumps.  The kernel must survive (the
+# harness fails the run on any oops or warning), reject and count them, and
+# keep every byte written before and during the attack.
+# A second open must fail with EBUSY and staging must stay read-only: the
+# rogue checks both and exits 1 otherwise.
+
+S=$(sysdir 0)
+D=$(dev 0)
+
+wait_attached() {
+	i=0
+	until agent_attached; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "the rogue agent did not attach"
+		sleep 0.1
+	done
+}
+
+readback() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
+
+dev_setup 0 64M
+echo 200 >/sys/module/ozram/parameters/ring_timeout_ms
+
+step "data written before the rogue attaches (in-kernel LZ4)"
+pagegen --pages 2048 --seed 21 >/tmp/before.bin
+dd if=/tmp/before.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
+
+step "the rogue attaches"
+rogue-agent --seconds 15 >/tmp/rogue.log 2>&1 &
+rogue=$!
+wait_attached
+note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
+
+step "data written and read while the rogue answers"
+for i in 1 2 3 4; do
+	pagegen --pages 1024 --seed $((30 + i)) >/tmp/during$i.bin
+	seek=$((8 + 4 * (i - 1)))
+	dd if=/tmp/during$i.bin of=$D bs=1M seek=$seek oflag=direct 2>/dev/null || fail "write $i failed"
+	check_eq "$(readback $seek 4)" "$(md5 /tmp/during$i.bin)" "pages $i read back while staged or just stored"
+done
+# Overwrite some of the pages the rogue holds: its answers become stale.
+dd if=/tmp/during1.bin of=$D bs=1M seek=8 count=2 oflag=direct 2>/dev/null || fail "overwrite failed"
+check_eq "$(readback 0 8)" "$(md5 /tmp/before.bin)" "data written before the attack, during it"
+
+step "the rogue finishes and checks its refusals"
+wait $rogue || {
+	cat /tmp/rogue.log
+	fail "rogue-agent reported a failed check (second open or staging write)"
+}
+cat /tmp/rogue.log
+grep -q 'second open refused with EBUSY' /tmp/rogue.log || fail "no EBUSY on the second open"
+grep -q 'writable staging mapping refused' /tmp/rogue.log || fail "writable staging not refused"
+check_eq "$(backend_field agent)" detached "agent state after the rogue closed the ring"
+check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the rogue closed the ring"
+
+step "the kernel rejected and counted the garbage"
+note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
+check_cmp "$(backend_field ring_submitted)" -gt 0 "ring_submitted"
+check_cmp "$(backend_field ring_rejected)" -gt 0 "ring_rejected"
+check_cmp "$(backend_field ring_verify_failures)" -gt 0 "ring_verify_failures (wrong LZ4, RAW, fill)"
+check_cmp "$(backend_field ring_stale)" -gt 0 "ring_stale"
+check_cmp "$(backend_field ring_agent_errors)" -gt 0 "ring_agent_errors (give-backs)"
+check_cmp "$(( $(backend_field ring_timeouts) + $(backend_field ring_drained) ))" -gt 0 "pages taken back (timeouts + drained)"
+check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
+check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
+
+step "every byte is intact"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+check_eq "$(readback 0 8)" "$(md5 /tmp/before.bin)" "data written before the attack"
+for i in 1 2 3 4; do
+	check_eq "$(readback $((8 + 4 * (i - 1))) 4)" "$(md5 /tmp/during$i.bin)" "data written during the attack ($i)"
+done
+
+step "a rogue that only jumps the CQ tail and then leaves"
+rogue-agent --seconds 2 >/tmp/rogue2.log 2>&1 &
+rogue=$!
+wait_attached
+dd if=/tmp/during2.bin of=$D bs=1M seek=24 oflag=direct 2>/dev/null || fail "write failed"
+wait $rogue || fail "second rogue run failed: $(cat /tmp/rogue2.log)"
+check_eq "$(readback 24 4)" "$(md5 /tmp/during2.bin)" "data written during the second attack"
+dev_reset 0
