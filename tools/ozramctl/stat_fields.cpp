@@ -43,9 +43,7 @@ constexpr std::array FIELDS = {
     StatField{"pages_huge", backend_stat, Source::top, OZRAM_ATTR_PAGES_HUGE, 64, count},
 
     StatField{"agent_state", agent, Source::top, OZRAM_ATTR_AGENT_STATE, 8, agent_state},
-    // Planned attributes, not in the netlink ABI yet: when the module sends
-    // one, its row names the attribute instead of Source::not_reported.
-    StatField{"agent_pid", agent, Source::not_reported, 0, 32, count},
+    StatField{"agent_pid", agent, Source::top, OZRAM_ATTR_AGENT_PID, 32, pid},
 
     StatField{"submitted", ring, Source::nested_ring, OZRAM_RING_ATTR_SUBMITTED, 64, count},
     StatField{"completed", ring, Source::nested_ring, OZRAM_RING_ATTR_COMPLETED, 64, count},
@@ -55,10 +53,11 @@ constexpr std::array FIELDS = {
               count},
     StatField{"batches", ring, Source::nested_ring, OZRAM_RING_ATTR_BATCHES, 64, count},
     StatField{"occupancy", ring, Source::nested_ring, OZRAM_RING_ATTR_OCCUPANCY, 64, count},
-    StatField{"stale", ring, Source::not_reported, 0, 64, count},
-    StatField{"verify_failures", ring, Source::not_reported, 0, 64, count},
-    StatField{"agent_errors", ring, Source::not_reported, 0, 64, count},
-    StatField{"drained", ring, Source::not_reported, 0, 64, count},
+    StatField{"stale", ring, Source::nested_ring, OZRAM_RING_ATTR_STALE, 64, count},
+    StatField{"verify_failures", ring, Source::nested_ring, OZRAM_RING_ATTR_VERIFY_FAILURES, 64,
+              count},
+    StatField{"agent_errors", ring, Source::nested_ring, OZRAM_RING_ATTR_AGENT_ERRORS, 64, count},
+    StatField{"drained", ring, Source::nested_ring, OZRAM_RING_ATTR_DRAINED, 64, count},
 };
 
 }  // namespace

@@ -25,6 +25,7 @@ enum class Unit {
     bytes,        // K/M/G unless --bytes
     count,        // a plain number (pages, events, slots)
     flag,         // 0/1: "no"/"yes"
+    pid,          // a process id, 0 for none: "-"
     agent_state,  // enum ozram_agent_state: "detached"/"attached"
 };
 

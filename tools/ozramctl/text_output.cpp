@@ -45,6 +45,8 @@ std::string format_value(const StatField& field, const std::optional<std::uint64
             return std::to_string(*value);
         case Unit::flag:
             return *value ? "yes" : "no";
+        case Unit::pid:
+            return *value ? std::to_string(*value) : "-";
         case Unit::agent_state:
             return *value == OZRAM_AGENT_ATTACHED ? "attached" : "detached";
     }

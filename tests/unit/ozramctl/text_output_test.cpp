@@ -49,18 +49,28 @@ TEST(TextOutput, StatsBlockNamesOverValues) {
     EXPECT_NE(text.find("                        2.6M             103B"), std::string::npos)
         << text;
     EXPECT_NE(text.find("    agent:  agent_state  agent_pid\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("attached        n/a\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("attached        123\n"), std::string::npos) << text;
     EXPECT_NE(text.find("occupancy  stale  verify_failures  agent_errors  drained\n"),
               std::string::npos)
         << text;
 }
 
-TEST(TextOutput, AgentViewSaysWhatIsNotReported) {
+TEST(TextOutput, AgentView) {
     const std::string text = text_agent(fake_device_record(), {});
     EXPECT_NE(text.find("agent:                attached\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("pid:                  n/a\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("verify failures:      n/a\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("pid:                  123\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("verify failures:      132\n"), std::string::npos) << text;
     EXPECT_NE(text.find("ring occupancy:       130\n"), std::string::npos) << text;
+}
+
+// What an older module does not send is "n/a"; a detached agent has no pid.
+TEST(TextOutput, AgentViewWithoutSomeCounters) {
+    StatsRecord record = fake_device_record();
+    record.values.at(*find_stat_field("verify_failures")).reset();
+    set(record, "agent_pid", 0);
+    const std::string text = text_agent(record, {});
+    EXPECT_NE(text.find("pid:                  -\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("verify failures:      n/a\n"), std::string::npos) << text;
 }
 
 }  // namespace
