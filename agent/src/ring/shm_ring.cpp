@@ -5,7 +5,6 @@
 
 #include <boost/date_time/posix_time/posix_time_types.hpp>
 #include <boost/interprocess/exceptions.hpp>
-#include <boost/interprocess/sync/scoped_lock.hpp>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -14,8 +13,6 @@ namespace bip = boost::interprocess;
 
 namespace ozram::ring {
 namespace {
-
-using Lock = bip::scoped_lock<bip::interprocess_mutex>;
 
 const std::uint64_t SIDE_AREA_SIZE = ozram_ring_align_page(sizeof(ShmSideArea));
 
@@ -27,6 +24,43 @@ const std::uint64_t SIDE_AREA_SIZE = ozram_ring_align_page(sizeof(ShmSideArea));
 boost::posix_time::ptime deadline_after(std::chrono::microseconds timeout) {
     return boost::posix_time::microsec_clock::universal_time() +
            boost::posix_time::microseconds(timeout.count());
+}
+
+std::atomic_ref<std::uint32_t> shared_word(std::uint32_t& word) {
+    return std::atomic_ref<std::uint32_t>(word);
+}
+
+// Sleeps on `semaphore` until `ready()` or the deadline, raising `waiting`
+// around the sleep so that the other side knows to post.
+template <typename Ready>
+bool sleep_until_ready(bip::interprocess_semaphore& semaphore, std::uint32_t& waiting,
+                       std::chrono::microseconds timeout, Ready ready) {
+    if (ready()) {
+        return true;
+    }
+    const auto deadline = deadline_after(timeout);
+    shared_word(waiting).store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    try {
+        while (!ready() && semaphore.timed_wait(deadline)) {
+        }
+    } catch (const bip::interprocess_exception& error) {
+        // A signal: return, so that the caller looks at its flags now.
+        if (error.get_native_error() != EINTR) {
+            throw;
+        }
+    }
+    shared_word(waiting).store(0, std::memory_order_relaxed);
+    return ready();
+}
+
+// Posts `semaphore` if the other side sleeps on it.  The caller has just
+// published an index with a store-release.
+void wake_if_waiting(bip::interprocess_semaphore& semaphore, std::uint32_t& waiting) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (shared_word(waiting).load(std::memory_order_relaxed) != 0) {
+        semaphore.post();
+    }
 }
 
 bool process_alive(std::uint32_t pid) {
@@ -86,6 +120,10 @@ std::unique_ptr<ShmRingOwner> ShmRingOwner::create(const std::string& name,
 }
 
 ShmRingOwner::~ShmRingOwner() {
+    // An agent still attached would otherwise wait on a segment nobody feeds.
+    const std::uint32_t flags = load_acquire(view_.ctrl->flags);
+    store_release(view_.ctrl->flags, flags | OZRAM_RING_F_STOPPING);
+    notify_work();
     bip::shared_memory_object::remove(name_.c_str());
 }
 
@@ -94,22 +132,18 @@ ozram_ring_header& ShmRingOwner::shared_header() {
 }
 
 void ShmRingOwner::notify_work() {
-    Lock lock(side_->mutex);
-    side_->work.notify_all();
+    wake_if_waiting(side_->work, side_->agent_waiting);
 }
 
 void ShmRingOwner::wait_for_completions(std::chrono::microseconds timeout) {
-    Lock lock(side_->mutex);
-    const auto ready = [this] {
+    sleep_until_ready(side_->done, side_->producer_waiting, timeout, [this] {
         return load_acquire(view_.ctrl->cq_tail) != load_acquire(view_.ctrl->cq_head) ||
-               side_->agent_pid == 0;
-    };
-    side_->done.timed_wait(lock, deadline_after(timeout), ready);
+               shared_word(side_->agent_pid).load(std::memory_order_acquire) == 0;
+    });
 }
 
 std::uint32_t ShmRingOwner::agent_pid() {
-    Lock lock(side_->mutex);
-    return side_->agent_pid;
+    return shared_word(side_->agent_pid).load(std::memory_order_acquire);
 }
 
 std::unique_ptr<ShmRing> ShmRing::attach(const std::string& name) {
@@ -155,13 +189,17 @@ std::unique_ptr<ShmRing> ShmRing::attach(const std::string& name) {
         }
         rethrow(error, "cannot attach to shared memory '" + ring->name_ + "'");
     }
-    Lock lock(ring->side_->mutex);
-    if (process_alive(ring->side_->agent_pid)) {
-        throw Error(EBUSY, "another agent (pid " + std::to_string(ring->side_->agent_pid) +
-                               ") is attached to '" + ring->name_ + "'");
-    }
-    ring->side_->agent_pid = static_cast<std::uint32_t>(::getpid());
-    ++ring->side_->attach_count;
+    // Claim the ring unless a live agent holds it; a dead one's pid is taken over.
+    auto owner = shared_word(ring->side_->agent_pid);
+    const auto me = static_cast<std::uint32_t>(::getpid());
+    std::uint32_t holder = owner.load(std::memory_order_acquire);
+    do {
+        if (process_alive(holder)) {
+            throw Error(EBUSY, "another agent (pid " + std::to_string(holder) +
+                                   ") is attached to '" + ring->name_ + "'");
+        }
+    } while (!owner.compare_exchange_weak(holder, me, std::memory_order_acq_rel));
+    shared_word(ring->side_->attach_count).fetch_add(1, std::memory_order_relaxed);
     ring->attached_ = true;
     return ring;
 }
@@ -171,18 +209,15 @@ ShmRing::~ShmRing() {
 }
 
 Wake ShmRing::wait_for_work(std::chrono::microseconds timeout) {
-    Lock lock(side_->mutex);
-    const auto ready = [this] {
+    const bool ready = sleep_until_ready(side_->work, side_->agent_waiting, timeout, [this] {
         return load_acquire(view_.ctrl->sq_tail) != load_acquire(view_.ctrl->sq_head) ||
                view_.stopping();
-    };
-    return side_->work.timed_wait(lock, deadline_after(timeout), ready) ? Wake::Ready
-                                                                        : Wake::TimedOut;
+    });
+    return ready ? Wake::Ready : Wake::TimedOut;
 }
 
 void ShmRing::notify_completions() {
-    Lock lock(side_->mutex);
-    side_->done.notify_all();
+    wake_if_waiting(side_->done, side_->producer_waiting);
 }
 
 void ShmRing::detach() {
@@ -190,11 +225,8 @@ void ShmRing::detach() {
         return;
     }
     attached_ = false;
-    {
-        Lock lock(side_->mutex);
-        side_->agent_pid = 0;
-        side_->done.notify_all();
-    }
+    shared_word(side_->agent_pid).store(0, std::memory_order_release);
+    wake_if_waiting(side_->done, side_->producer_waiting);
     writable_ = bip::mapped_region();
     staging_ = bip::mapped_region();
     side_region_ = bip::mapped_region();

@@ -5,8 +5,7 @@
 
 #include <boost/interprocess/mapped_region.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
-#include <boost/interprocess/sync/interprocess_condition.hpp>
-#include <boost/interprocess/sync/interprocess_mutex.hpp>
+#include <boost/interprocess/sync/interprocess_semaphore.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -17,11 +16,17 @@
 
 namespace ozram::ring {
 
+// Semaphores rather than a mutex and conditions: a process killed at any
+// point cannot leave a semaphore held, so neither side can hang the other.
+// A side that is about to sleep raises its `waiting` flag and re-checks the
+// queue; the other side posts only when it sees the flag (with a full fence
+// on both sides between the index and the flag, so no wake-up is lost).
 struct ShmSideArea {
-    boost::interprocess::interprocess_mutex mutex;
-    boost::interprocess::interprocess_condition work;  // SQ entries posted, or stopping
-    boost::interprocess::interprocess_condition done;  // CQ entries posted, or agent left
-    std::uint32_t agent_pid = 0;                       // 0: no agent attached
+    boost::interprocess::interprocess_semaphore work{0};  // SQ entries posted, or stopping
+    boost::interprocess::interprocess_semaphore done{0};  // CQ entries posted, or agent left
+    std::uint32_t agent_waiting = 0;                      // the agent sleeps on `work`
+    std::uint32_t producer_waiting = 0;                   // the producer sleeps on `done`
+    std::uint32_t agent_pid = 0;                          // 0: no agent attached
     std::uint32_t attach_count = 0;
 };
 

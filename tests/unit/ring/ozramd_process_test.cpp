@@ -75,6 +75,18 @@ class Ozramd {
         }
     }
     void signal(int number) const { ::kill(pid_, number); }
+    // Waits until the process is stopped (after SIGSTOP): state 'T'.
+    [[nodiscard]] bool wait_stopped() const {
+        for (int i = 0; i < 1000; ++i) {
+            std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+            std::string pid, name, state;
+            if (stat >> pid >> name >> state && state == "T") {
+                return true;
+            }
+            std::this_thread::sleep_for(1ms);
+        }
+        return false;
+    }
     // The exit status, or -1 when it did not exit in time (then it is killed).
     int wait(std::chrono::milliseconds limit = 20s) {
         const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -317,6 +329,90 @@ TEST(Ozramd, DaemonModeReportsReadinessWritesAndRemovesThePidfile) {
     }
     EXPECT_EQ(ring->agent_pid(), 0u) << "the daemon did not detach";
     EXPECT_FALSE(std::ifstream(pidfile).good()) << "the pidfile was left behind";
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Ozramd, AfterAnAgentCrashTheProducerTakesBackAndANewAgentServesOn) {
+    Scratch scratch;
+    const std::string name = unique_name("crash");
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 64;
+    auto ring = ShmRingOwner::create(name, geometry);
+    ozram::ring::RingProducer producer(ring->view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = ozram::ring::test::mixed_pages(64);
+    std::uint64_t submitted = 0;
+    std::uint64_t verified = 0;
+    std::uint64_t bad = 0;
+    std::uint64_t staged_after_stop = 0;
+    const auto reap = [&] {
+        producer.reap(
+            [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+                const bool good = verdict == OZRAM_RING_OK && cqe.status == 0 &&
+                                  check.restores(cqe, ring->view().output_slot(cqe.slot),
+                                                 pages[cookie % pages.size()].data());
+                (good ? verified : bad) += 1;
+            });
+    };
+    // Keeps the ring full until `target` pages are verified.
+    const auto drive = [&](std::uint64_t target) {
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (verified < target && std::chrono::steady_clock::now() < deadline) {
+            while (producer.can_stage()) {
+                producer.stage(pages[submitted % pages.size()].data(), 0, submitted);
+                ++submitted;
+            }
+            producer.publish();
+            ring->notify_work();
+            reap();
+            ring->wait_for_completions(1ms);
+        }
+        return verified >= target;
+    };
+
+    {
+        Ozramd first(scratch, agent_args(scratch, name));
+        ASSERT_TRUE(drive(500)) << first.log();
+        // Freeze it, give it work it will never see, then kill it.
+        first.signal(SIGSTOP);
+        ASSERT_TRUE(first.wait_stopped());
+        reap();
+        while (producer.can_stage()) {
+            producer.stage(pages[submitted % pages.size()].data(), 0, submitted);
+            ++submitted;
+            ++staged_after_stop;
+        }
+        producer.publish();
+        first.signal(SIGKILL);
+        EXPECT_EQ(first.wait(), 128 + SIGKILL);
+    }
+    reap();  // what it posted before it died is still good
+    // The producer's timeout: every slot still in flight comes back.
+    const std::uint64_t taken_back = producer.take_back_all().size();
+    EXPECT_GT(taken_back, 0u);
+    EXPECT_EQ(verified + taken_back, submitted);
+
+    // A new agent attaches; the SQ entries the dead one left behind name
+    // slots whose generation has moved on, so their answers are stale.
+    Ozramd second(scratch, agent_args(scratch, name));
+    EXPECT_TRUE(drive(verified + 1000)) << second.log();
+    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(producer.unknown_slot(), 0u);
+    producer.set_stopping();
+    ring->notify_work();
+    EXPECT_EQ(second.wait(), 0) << second.log();
+    reap();
+    EXPECT_EQ(bad, 0u);
+    // The entries it never took were answered by the new agent, and ignored.
+    EXPECT_GE(producer.stale(), staged_after_stop);
+    EXPECT_LE(producer.stale(), taken_back);
+    std::printf("crash test: %llu verified, %llu taken back, %llu stale answers ignored\n",
+                static_cast<unsigned long long>(verified),
+                static_cast<unsigned long long>(taken_back),
+                static_cast<unsigned long long>(producer.stale()));
 }
 
 }  // namespace
