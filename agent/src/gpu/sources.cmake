@@ -12,9 +12,6 @@ if(OZRAM_HAVE_CUDA)
   target_link_libraries(ozram_core PRIVATE ozram_kernel_headers)
   target_link_libraries(ozram_core PUBLIC CUDA::cudart_static)
   target_compile_definitions(ozram_core PUBLIC OZRAM_HAVE_CUDA=1)
-  # The kernel objects make CUDA one of ozram_core's languages; C++17 is the
-  # newest dialect for which CMake 3.25 knows nvcc's flag (see kernels/).
-  set_target_properties(ozram_core PROPERTIES CUDA_STANDARD 17)
 else()
   target_sources(ozram_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/gpu_unavailable.cpp)
 endif()
