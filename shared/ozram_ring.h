@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ozram_ring.h - the offload ring shared by ozram.ko and ozramd
+ * The offload ring shared by ozram.ko and ozramd
  *
  * The producer (the kernel module, or a userspace test producer) owns one
  * shared mapping: a header at offset 0 that gives the offset and size of
