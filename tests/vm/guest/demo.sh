@@ -35,8 +35,9 @@ hog_mb=$((ram_mb * 3 / 2))
 say "1. ozram is loaded: $(ls -d /sys/block/$DEV* | wc -l) device, algorithm $(cat $(sysdir 0)/comp_algorithm)"
 echo "   This VM has $ram_mb MiB of memory and no disk at all."
 
-say "2. /dev/${DEV}0 becomes a 512 MiB swap device"
-echo 512M >$(sysdir 0)/disksize
+say "2. /dev/${DEV}0 becomes a 384 MiB swap device"
+echo 384M >$(sysdir 0)/disksize
+echo 0 >/proc/sys/vm/page-cluster # no swap read-ahead, as usual for zram
 mkswap $(dev 0) >/dev/null
 swapon $(dev 0)
 cat /proc/swaps
@@ -81,7 +82,12 @@ say "5. The files read back the same after a remount"
 umount /mnt/demo
 echo 3 >/proc/sys/vm/drop_caches
 mount -t ext4 $(dev $id) /mnt/demo
-(cd /mnt/demo && md5sum -c -s /tmp/sums) && echo "   all $(wc -l </tmp/sums) files verified"
+if (cd /mnt/demo && md5sum -c -s /tmp/sums); then
+	echo "   all $(wc -l </tmp/sums) files verified"
+else
+	echo "   FAILED: files differ after the remount"
+	exit 1
+fi
 umount /mnt/demo
 
 say "6. Clean up: swapoff, reset, hot_remove"
