@@ -15,6 +15,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
 #include <linux/part_stat.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -31,6 +32,9 @@ static DEFINE_MUTEX(ozram_index_mutex);
 
 static int ozram_major;
 static unsigned int num_devices = 1;
+
+bool ozram_compat;
+const char *ozram_name = "ozram";
 
 size_t ozram_huge_class_size;
 
@@ -202,7 +206,7 @@ int ozram_add(void)
 	oz->disk->flags |= GENHD_FL_NO_PART;
 	oz->disk->fops = &ozram_devops;
 	oz->disk->private_data = oz;
-	snprintf(oz->disk->disk_name, DISK_NAME_LEN, "ozram%d", id);
+	snprintf(oz->disk->disk_name, DISK_NAME_LEN, "%s%d", ozram_name, id);
 	set_capacity(oz->disk, 0);
 
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, oz->disk->queue);
@@ -288,6 +292,25 @@ static void ozram_destroy_devices(void)
 
 /* ---- module ---------------------------------------------------------- */
 
+/*
+ * With compat=1 the names are zram's own: the stock module must not be
+ * loaded, or the disks and the control class would collide in sysfs.
+ */
+static int ozram_check_compat(void)
+{
+	struct path path;
+
+	if (!ozram_compat)
+		return 0;
+	ozram_name = "zram";
+	if (!kern_path("/sys/module/zram", LOOKUP_FOLLOW, &path)) {
+		path_put(&path);
+		pr_err("compat=1 needs the names of zram, but the zram module is loaded: unload it first\n");
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static int __init ozram_init(void)
 {
 	unsigned int i;
@@ -300,6 +323,9 @@ static int __init ozram_init(void)
 		       num_devices, OZRAM_MAX_DEVICES);
 		return -EINVAL;
 	}
+	ret = ozram_check_compat();
+	if (ret)
+		return ret;
 
 	ret = ozram_comp_init();
 	if (ret)
@@ -309,7 +335,7 @@ static int __init ozram_init(void)
 	if (ret)
 		goto out_comp;
 
-	ozram_major = register_blkdev(0, "ozram");
+	ozram_major = register_blkdev(0, ozram_name);
 	if (ozram_major <= 0) {
 		pr_err("cannot get a major number\n");
 		ret = -EBUSY;
@@ -339,7 +365,7 @@ out_devices:
 	ozram_control_unregister();
 	ozram_destroy_devices();
 out_blkdev:
-	unregister_blkdev(ozram_major, "ozram");
+	unregister_blkdev(ozram_major, ozram_name);
 out_ring:
 	ozram_ring_exit();
 out_comp:
@@ -352,7 +378,7 @@ static void __exit ozram_exit(void)
 	ozram_genl_unregister();
 	ozram_control_unregister();
 	ozram_destroy_devices();
-	unregister_blkdev(ozram_major, "ozram");
+	unregister_blkdev(ozram_major, ozram_name);
 	ozram_ring_exit();
 	ozram_comp_exit();
 }
@@ -361,6 +387,9 @@ module_init(ozram_init);
 module_exit(ozram_exit);
 
 module_param(num_devices, uint, 0444);
+module_param_named(compat, ozram_compat, bool, 0444);
+MODULE_PARM_DESC(compat,
+		 "Name disks zramN and the control class zram-control (refused while zram is loaded)");
 MODULE_PARM_DESC(num_devices, "Number of devices created at load (max 256)");
 
 MODULE_LICENSE("GPL");

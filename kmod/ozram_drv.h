@@ -74,6 +74,14 @@ static inline bool ozram_init_done(struct ozram *oz)
 	return oz->disksize != 0;
 }
 
+/*
+ * compat=1: disks are zramN and the control class zram-control, so that
+ * zramctl and zram-generator work unchanged.  ozram_name is "zram" or
+ * "ozram".
+ */
+extern bool ozram_compat;
+extern const char *ozram_name;
+
 /* Pages that compress to this size or more are stored raw. */
 extern size_t ozram_huge_class_size;
 

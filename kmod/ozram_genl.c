@@ -88,7 +88,8 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 	    nla_put_u8(skb, OZRAM_ATTR_AGENT_STATE,
 		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
 					   OZRAM_AGENT_DETACHED) ||
-	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid))
+	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages))
 		return -EMSGSIZE;
 	return ozram_genl_put_ring(skb, &s->ring);
 }

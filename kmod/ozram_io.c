@@ -47,6 +47,7 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_STAGED);
 		ozram_ring_release(slot->handle);
+		atomic64_dec(&st->staged_pages);
 		goto out;
 	}
 

@@ -197,6 +197,7 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page)
 	ozram_slot_unlock(oz, index);
 
 	atomic64_inc(&oz->stats.pages_stored);
+	atomic64_inc(&oz->stats.staged_pages);
 	atomic64_inc(&ring.cnt.submitted);
 	wake_up_interruptible(&ring.wait);
 	queue_delayed_work(ring.wq, &ring.timeout_work, ring_timeout_jiffies());

@@ -63,6 +63,7 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	snap->miss_free = read_stat(&st->miss_free);
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		snap->source_pages[src] = read_stat(&st->source_pages[src]);
+	snap->staged_pages = read_stat(&st->staged_pages);
 	ozram_ring_snapshot(snap);
 	up_read(&oz->init_lock);
 }
@@ -92,6 +93,7 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	sum->miss_free += snap->miss_free;
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		sum->source_pages[src] += snap->source_pages[src];
+	sum->staged_pages += snap->staged_pages;
 	/* The ring is shared by every device: not summed. */
 	sum->agent_attached = snap->agent_attached;
 	sum->agent_pid = snap->agent_pid;

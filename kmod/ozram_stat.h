@@ -25,6 +25,7 @@ struct ozram_stats {
 	atomic64_t same_pages;		/* pages stored as a repeated word */
 	atomic64_t huge_pages;		/* pages stored raw */
 	atomic64_t huge_pages_since;	/* raw stores since initialisation */
+	atomic64_t staged_pages;	/* pages waiting in the offload ring */
 	/* compressed pages stored, by the path that compressed them */
 	atomic64_t source_pages[OZRAM_SRC_NR];
 	atomic64_t num_reads;
@@ -81,6 +82,7 @@ struct ozram_snapshot {
 	u64 miss_free;
 	/* backend_stat */
 	u64 source_pages[OZRAM_SRC_NR];
+	u64 staged_pages;
 	bool agent_attached;
 	u32 agent_pid;
 	struct ozram_ring_snapshot ring;

@@ -242,7 +242,7 @@ static ssize_t backend_stat_show(struct device *dev,
 
 	ozram_snapshot(dev_to_ozram(dev), &s);
 	return sysfs_emit(buf,
-			  "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nagent: %s\n"
+			  "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nstaged: %llu\nagent: %s\n"
 			  "agent_pid: %u\nring_submitted: %llu\nring_completed: %llu\nring_rejected: %llu\n"
 			  "ring_stale: %llu\nring_verify_failures: %llu\nring_agent_errors: %llu\n"
 			  "ring_timeouts: %llu\nring_drained: %llu\nring_inline_fallbacks: %llu\n"
@@ -250,7 +250,7 @@ static ssize_t backend_stat_show(struct device *dev,
 			  s.source_pages[OZRAM_SRC_KERNEL_LZ4],
 			  s.source_pages[OZRAM_SRC_AGENT_CPU],
 			  s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
-			  s.huge_pages,
+			  s.huge_pages, s.staged_pages,
 			  s.agent_attached ? "attached" : "detached",
 			  s.agent_pid, s.ring.submitted, s.ring.completed,
 			  s.ring.rejected, s.ring.stale, s.ring.verify_failures,
@@ -355,17 +355,21 @@ static struct attribute *ozram_control_class_attrs[] = {
 ATTRIBUTE_GROUPS(ozram_control_class);
 
 static struct class ozram_control_class = {
-	.name = "ozram-control",
+	.name = "ozram-control",	/* "zram-control" with compat=1 */
 	.owner = THIS_MODULE,
 	.class_groups = ozram_control_class_groups,
 };
 
 int ozram_control_register(void)
 {
-	int ret = class_register(&ozram_control_class);
+	int ret;
 
+	if (ozram_compat)
+		ozram_control_class.name = "zram-control";
+	ret = class_register(&ozram_control_class);
 	if (ret)
-		pr_err("cannot register the ozram-control class: %d\n", ret);
+		pr_err("cannot register the %s class: %d\n",
+		       ozram_control_class.name, ret);
 	return ret;
 }
 

@@ -55,6 +55,7 @@ static const char* const stat_names[OZRAM_ATTR_MAX + 1] = {
     [OZRAM_ATTR_PAGES_AGENT_GPU] = "agent_gpu",
     [OZRAM_ATTR_PAGES_SAME_FILLED] = "same_filled",
     [OZRAM_ATTR_PAGES_HUGE] = "huge",
+    [OZRAM_ATTR_PAGES_STAGED] = "staged",
 };
 
 static const char* const ring_names[OZRAM_RING_ATTR_MAX + 1] = {

@@ -298,8 +298,11 @@ int main(int argc, char **argv)
 			posted++;
 		}
 		store_release(&ctrl->sq_head.value, sq_head);
-		/* Now and then, a tail far beyond anything the CQ can hold. */
-		if (allow_jump && posted && (jumps + 1) * 2000 < sent[BAD_SLOT] + 1) {
+		/*
+		 * From the first batch on, once per 50 bad slots: a tail far
+		 * beyond anything the CQ can hold.
+		 */
+		if (allow_jump && posted && sent[BAD_SLOT] >= jumps * 50) {
 			cq_tail += 1000000;
 			jumps++;
 		}

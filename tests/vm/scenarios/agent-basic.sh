@@ -4,6 +4,8 @@
 # agent's pages are counted in backend_stat (agent_cpu), nothing is
 # rejected, and detaching hands everything back without loss.
 
+[ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
+
 S=$(sysdir 0)
 D=$(dev 0)
 

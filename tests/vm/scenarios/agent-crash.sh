@@ -1,9 +1,11 @@
-# vm: --mem 192 --agent cpu --timeout 560
+# vm: --mem 320 --agent cpu --timeout 560
 # The agent dies or hangs in the middle of a swap-heavy run: kill -9 (the
 # module drains what was staged when the ring file closes), a restarted
 # agent stopped with SIGSTOP (the module's time-out takes its pages back),
 # then SIGCONT and a clean restart.  memhog verifies every byte it wrote,
 # and the ring counters show the drains and the time-outs.
+
+[ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
 
 S=$(sysdir 0)
 D=$(dev 0)
@@ -27,10 +29,17 @@ echo 300 >/sys/module/ozram/parameters/ring_timeout_ms
 step "memhog: $hog_mb MiB in a VM with $ram_mb MiB, agent attached"
 memhog --mb $hog_mb --seed 12 >/tmp/memhog.log 2>&1 &
 hog=$!
-sleep 8
+# Wait until the swap traffic goes through the agent.
+i=0
+while [ "$(backend_field ring_submitted)" -lt 2000 ]; do
+	i=$((i + 1))
+	[ $i -le 240 ] || fail "less than 2000 pages reached the ring in 120 s"
+	sleep 0.5
+done
+note "ozramd: $(grep -E 'VmRSS|VmLck' /proc/$(agent_pid)/status | tr -s ' \t\n' ' ')"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
 
-step "kill -9 of the agent"
+step "kill -9 of the agent (ring occupancy $(backend_field ring_occupancy))"
 kill -KILL "$(agent_pid)"
 wait_detached
 rm -f $OZRAMD_PIDFILE

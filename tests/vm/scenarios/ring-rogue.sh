@@ -55,6 +55,7 @@ wait $rogue || {
 cat /tmp/rogue.log
 grep -q 'second open refused with EBUSY' /tmp/rogue.log || fail "no EBUSY on the second open"
 grep -q 'writable staging mapping refused' /tmp/rogue.log || fail "writable staging not refused"
+grep -q 'cq tail jumps=[1-9]' /tmp/rogue.log || fail "the rogue never jumped the CQ tail"
 check_eq "$(backend_field agent)" detached "agent state after the rogue closed the ring"
 check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the rogue closed the ring"
 
@@ -77,7 +78,7 @@ for i in 1 2 3 4; do
 	check_eq "$(readback $((8 + 4 * (i - 1))) 4)" "$(md5 /tmp/during$i.bin)" "data written during the attack ($i)"
 done
 
-step "a rogue that only jumps the CQ tail and then leaves"
+step "a second, short rogue run (a CQ tail jump in its first batch)"
 rogue-agent --seconds 2 >/tmp/rogue2.log 2>&1 &
 rogue=$!
 wait_attached
