@@ -30,56 +30,51 @@
 #include "ozram_ring.h"
 
 enum rogue_kind {
-	BAD_SLOT,
-	STALE_GENERATION,
-	LENGTH_BEYOND_AREA,
-	UNKNOWN_ENCODING,
-	WRONG_LZ4,
-	GARBAGE_LZ4,
-	WRONG_RAW,
-	WRONG_FILL,
-	BAD_STATUS,
-	BAD_FLAGS,
-	HONEST_RAW,
-	GIVE_BACK,
-	ROGUE_KINDS,
+    BAD_SLOT,
+    STALE_GENERATION,
+    LENGTH_BEYOND_AREA,
+    UNKNOWN_ENCODING,
+    WRONG_LZ4,
+    GARBAGE_LZ4,
+    WRONG_RAW,
+    WRONG_FILL,
+    BAD_STATUS,
+    BAD_FLAGS,
+    HONEST_RAW,
+    GIVE_BACK,
+    ROGUE_KINDS,
 };
 
-static const char *const kind_names[ROGUE_KINDS] = {
-	"bad_slot",     "stale_generation", "length_beyond_area",
-	"unknown_encoding", "wrong_lz4",    "garbage_lz4",
-	"wrong_raw",    "wrong_fill",       "bad_status",
-	"bad_flags",    "honest_raw",       "give_back",
+static const char* const kind_names[ROGUE_KINDS] = {
+    "bad_slot",   "stale_generation", "length_beyond_area", "unknown_encoding",
+    "wrong_lz4",  "garbage_lz4",      "wrong_raw",          "wrong_fill",
+    "bad_status", "bad_flags",        "honest_raw",         "give_back",
 };
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
+static void on_signal(int sig) {
+    (void)sig;
+    stop = 1;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rogue-agent [--seconds N] [--device PATH] [--no-jump]\n"
-		"Attaches to the ozram offload ring and answers its pages with invalid\n"
-		"completions for N seconds (default 10), then prints what it sent.\n"
-		"  --no-jump   never move cq_tail by a huge step\n"
-		"Checks first that a second open fails with EBUSY and that the staging\n"
-		"area cannot be mapped or made writable.  Exit status: 0 ok, 1 a check\n"
-		"failed or the ring could not be used, 2 usage.\n");
+static void usage(FILE* out) {
+    fprintf(out,
+            "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump]\n"
+            "Attaches to the ozram offload ring and answers its pages with invalid\n"
+            "completions for N seconds (default 10), then prints what it sent.\n"
+            "  --no-jump   never move cq_tail by a huge step\n"
+            "Checks first that a second open fails with EBUSY and that the staging\n"
+            "area cannot be mapped or made writable.  Exit status: 0 ok, 1 a check\n"
+            "failed or the ring could not be used, 2 usage.\n");
 }
 
-static uint32_t load_acquire(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+static uint32_t load_acquire(const uint32_t* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-static void store_release(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+static void store_release(uint32_t* p, uint32_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
 /*
@@ -88,238 +83,229 @@ static void store_release(uint32_t *p, uint32_t v)
  * at the end.  No staged page is all 'A' (same-filled pages are never
  * staged), so it always decodes to other bytes than the page.
  */
-static size_t make_wrong_lz4(uint8_t *out)
-{
-	size_t n = 0;
-	unsigned int extra = 4090 - 4 - 15;
-	int i;
+static size_t make_wrong_lz4(uint8_t* out) {
+    size_t n = 0;
+    unsigned int extra = 4090 - 4 - 15;
+    int i;
 
-	out[n++] = 0x1f;	/* 1 literal, match length 15 + extra */
-	out[n++] = 'A';
-	out[n++] = 1;		/* offset 1, little endian */
-	out[n++] = 0;
-	while (extra >= 255) {
-		out[n++] = 255;
-		extra -= 255;
-	}
-	out[n++] = extra;
-	out[n++] = 0x50;	/* 5 literals, no match */
-	for (i = 0; i < 5; i++)
-		out[n++] = 'A';
-	return n;
+    out[n++] = 0x1f; /* 1 literal, match length 15 + extra */
+    out[n++] = 'A';
+    out[n++] = 1; /* offset 1, little endian */
+    out[n++] = 0;
+    while (extra >= 255) {
+        out[n++] = 255;
+        extra -= 255;
+    }
+    out[n++] = extra;
+    out[n++] = 0x50; /* 5 literals, no match */
+    for (i = 0; i < 5; i++)
+        out[n++] = 'A';
+    return n;
 }
 
-int main(int argc, char **argv)
-{
-	const char *path = OZRAM_RING_DEV_PATH;
-	unsigned long sent[ROGUE_KINDS] = { 0 };
-	struct ozram_ring_header h;
-	unsigned int seconds = 10, jumps = 0, k;
-	int fd, fd2, failed = 0, allow_jump = 1;
-	uint8_t *rw, *staging;
-	uint32_t sq_head, cq_tail, kind = 0;
-	struct ozram_ring_ctrl *ctrl;
-	struct ozram_ring_sqe *sq;
-	struct ozram_ring_cqe *cq;
-	uint8_t *output;
-	time_t end;
-	void *p;
-	int i;
+int main(int argc, char** argv) {
+    const char* path = OZRAM_RING_DEV_PATH;
+    unsigned long sent[ROGUE_KINDS] = {0};
+    struct ozram_ring_header h;
+    unsigned int seconds = 10, jumps = 0, k;
+    int fd, fd2, failed = 0, allow_jump = 1;
+    uint8_t *rw, *staging;
+    uint32_t sq_head, cq_tail, kind = 0;
+    struct ozram_ring_ctrl* ctrl;
+    struct ozram_ring_sqe* sq;
+    struct ozram_ring_cqe* cq;
+    uint8_t* output;
+    time_t end;
+    void* p;
+    int i;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-			seconds = strtoul(argv[++i], NULL, 10);
-		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-			path = argv[++i];
-		} else if (!strcmp(argv[i], "--no-jump")) {
-			allow_jump = 0;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            seconds = strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            path = argv[++i];
+        } else if (!strcmp(argv[i], "--no-jump")) {
+            allow_jump = 0;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "rogue-agent: open %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	fd2 = open(path, O_RDWR | O_CLOEXEC);
-	if (fd2 >= 0 || errno != EBUSY) {
-		fprintf(stderr, "rogue-agent: FAIL: second open gave %s, not EBUSY\n",
-			fd2 >= 0 ? "success" : strerror(errno));
-		failed = 1;
-		if (fd2 >= 0)
-			close(fd2);
-	} else {
-		printf("rogue-agent: second open refused with EBUSY\n");
-	}
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "rogue-agent: open %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    fd2 = open(path, O_RDWR | O_CLOEXEC);
+    if (fd2 >= 0 || errno != EBUSY) {
+        fprintf(stderr, "rogue-agent: FAIL: second open gave %s, not EBUSY\n",
+                fd2 >= 0 ? "success" : strerror(errno));
+        failed = 1;
+        if (fd2 >= 0)
+            close(fd2);
+    } else {
+        printf("rogue-agent: second open refused with EBUSY\n");
+    }
 
-	p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		perror("rogue-agent: mmap header");
-		return 1;
-	}
-	memcpy(&h, p, sizeof(h));
-	munmap(p, OZRAM_RING_PAGE_SIZE);
-	if (ozram_ring_check_header(&h, h.mapping_size) != OZRAM_RING_OK) {
-		fprintf(stderr, "rogue-agent: the kernel's header does not check\n");
-		return 1;
-	}
-	rw = mmap(NULL, h.staging.offset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (rw == MAP_FAILED) {
-		perror("rogue-agent: mmap ring");
-		return 1;
-	}
+    p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        perror("rogue-agent: mmap header");
+        return 1;
+    }
+    memcpy(&h, p, sizeof(h));
+    munmap(p, OZRAM_RING_PAGE_SIZE);
+    if (ozram_ring_check_header(&h, h.mapping_size) != OZRAM_RING_OK) {
+        fprintf(stderr, "rogue-agent: the kernel's header does not check\n");
+        return 1;
+    }
+    rw = mmap(NULL, h.staging.offset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (rw == MAP_FAILED) {
+        perror("rogue-agent: mmap ring");
+        return 1;
+    }
 
-	/* The staging area must never be writable by the agent. */
-	p = mmap(NULL, h.staging.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 h.staging.offset);
-	if (p != MAP_FAILED) {
-		fprintf(stderr, "rogue-agent: FAIL: staging mapped writable\n");
-		failed = 1;
-		munmap(p, h.staging.size);
-	} else {
-		printf("rogue-agent: writable staging mapping refused: %s\n",
-		       strerror(errno));
-	}
-	staging = mmap(NULL, h.staging.size, PROT_READ, MAP_SHARED, fd, h.staging.offset);
-	if (staging == MAP_FAILED) {
-		perror("rogue-agent: mmap staging");
-		return 1;
-	}
-	if (mprotect(staging, h.staging.size, PROT_READ | PROT_WRITE) == 0) {
-		fprintf(stderr, "rogue-agent: FAIL: staging made writable by mprotect\n");
-		failed = 1;
-	} else {
-		printf("rogue-agent: mprotect of staging to writable refused: %s\n",
-		       strerror(errno));
-	}
-	/* A mapping past the ring, or at an odd offset, is refused too. */
-	p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd,
-		 h.mapping_size);
-	if (p != MAP_FAILED) {
-		fprintf(stderr, "rogue-agent: FAIL: mapped beyond the ring\n");
-		failed = 1;
-	}
+    /* The staging area must never be writable by the agent. */
+    p = mmap(NULL, h.staging.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, h.staging.offset);
+    if (p != MAP_FAILED) {
+        fprintf(stderr, "rogue-agent: FAIL: staging mapped writable\n");
+        failed = 1;
+        munmap(p, h.staging.size);
+    } else {
+        printf("rogue-agent: writable staging mapping refused: %s\n", strerror(errno));
+    }
+    staging = mmap(NULL, h.staging.size, PROT_READ, MAP_SHARED, fd, h.staging.offset);
+    if (staging == MAP_FAILED) {
+        perror("rogue-agent: mmap staging");
+        return 1;
+    }
+    if (mprotect(staging, h.staging.size, PROT_READ | PROT_WRITE) == 0) {
+        fprintf(stderr, "rogue-agent: FAIL: staging made writable by mprotect\n");
+        failed = 1;
+    } else {
+        printf("rogue-agent: mprotect of staging to writable refused: %s\n", strerror(errno));
+    }
+    /* A mapping past the ring, or at an odd offset, is refused too. */
+    p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, h.mapping_size);
+    if (p != MAP_FAILED) {
+        fprintf(stderr, "rogue-agent: FAIL: mapped beyond the ring\n");
+        failed = 1;
+    }
 
-	ctrl = (struct ozram_ring_ctrl *)(rw + h.ctrl.offset);
-	sq = (struct ozram_ring_sqe *)(rw + h.sq.offset);
-	cq = (struct ozram_ring_cqe *)(rw + h.cq.offset);
-	output = rw + h.output.offset;
-	sq_head = load_acquire(&ctrl->sq_head.value);
-	cq_tail = load_acquire(&ctrl->cq_tail.value);
+    ctrl = (struct ozram_ring_ctrl*)(rw + h.ctrl.offset);
+    sq = (struct ozram_ring_sqe*)(rw + h.sq.offset);
+    cq = (struct ozram_ring_cqe*)(rw + h.cq.offset);
+    output = rw + h.output.offset;
+    sq_head = load_acquire(&ctrl->sq_head.value);
+    cq_tail = load_acquire(&ctrl->cq_tail.value);
 
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-	end = time(NULL) + seconds;
-	while (!stop && time(NULL) < end) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		uint32_t tail, posted = 0;
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    end = time(NULL) + seconds;
+    while (!stop && time(NULL) < end) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        uint32_t tail, posted = 0;
 
-		if (poll(&pfd, 1, 100) < 0 && errno != EINTR) {
-			perror("rogue-agent: poll");
-			failed = 1;
-			break;
-		}
-		tail = load_acquire(&ctrl->sq_tail.value);
-		if (tail - sq_head > h.sq_entries)
-			sq_head = tail - h.sq_entries;
-		while (sq_head != tail && posted < h.cq_entries / 2) {
-			struct ozram_ring_sqe e = sq[sq_head & (h.sq_entries - 1)];
-			struct ozram_ring_cqe c = { 0 };
-			uint8_t *out;
+        if (poll(&pfd, 1, 100) < 0 && errno != EINTR) {
+            perror("rogue-agent: poll");
+            failed = 1;
+            break;
+        }
+        tail = load_acquire(&ctrl->sq_tail.value);
+        if (tail - sq_head > h.sq_entries)
+            sq_head = tail - h.sq_entries;
+        while (sq_head != tail && posted < h.cq_entries / 2) {
+            struct ozram_ring_sqe e = sq[sq_head & (h.sq_entries - 1)];
+            struct ozram_ring_cqe c = {0};
+            uint8_t* out;
 
-			sq_head++;
-			if (e.slot >= h.slots)
-				continue;
-			out = output + (size_t)e.slot * h.page_size;
-			c.slot = e.slot;
-			c.generation = e.generation;
-			c.encoding = OZRAM_RING_ENC_LZ4;
-			c.length = 16;
-			switch (kind) {
-			case BAD_SLOT:
-				c.slot = (e.slot & 1) ? 0xffffffffU : h.slots + e.slot;
-				break;
-			case STALE_GENERATION:
-				c.generation = e.generation - 1 - (e.slot & 7);
-				break;
-			case LENGTH_BEYOND_AREA:
-				c.length = (e.slot & 1) ? h.page_size * 4 : 0xfffffff0U;
-				break;
-			case UNKNOWN_ENCODING:
-				c.encoding = 77 + (e.slot & 3);
-				break;
-			case WRONG_LZ4:
-				c.length = make_wrong_lz4(out);
-				break;
-			case GARBAGE_LZ4:
-				memset(out, 0xee, 64);
-				c.length = 64;
-				break;
-			case WRONG_RAW:
-				memcpy(out, staging + (size_t)e.slot * h.page_size,
-				       h.page_size);
-				out[e.generation % h.page_size] ^= 0x5a;
-				c.encoding = OZRAM_RING_ENC_RAW;
-				c.length = h.page_size;
-				break;
-			case WRONG_FILL:
-				memcpy(&c.fill, staging + (size_t)e.slot * h.page_size,
-				       sizeof(c.fill));
-				c.fill ^= 1;
-				c.encoding = OZRAM_RING_ENC_SAME_FILLED;
-				c.length = 0;
-				break;
-			case BAD_STATUS:
-				c.status = 5;
-				break;
-			case BAD_FLAGS:
-				c.flags = 0x80;
-				break;
-			case HONEST_RAW:
-				memcpy(out, staging + (size_t)e.slot * h.page_size,
-				       h.page_size);
-				c.encoding = OZRAM_RING_ENC_RAW;
-				c.length = h.page_size;
-				break;
-			case GIVE_BACK:
-				c.status = -ENOMEM;
-				break;
-			}
-			sent[kind]++;
-			kind = (kind + 1) % ROGUE_KINDS;
-			cq[cq_tail & (h.cq_entries - 1)] = c;
-			cq_tail++;
-			posted++;
-		}
-		store_release(&ctrl->sq_head.value, sq_head);
-		/*
-		 * From the first batch on, once per 50 bad slots: a tail far
-		 * beyond anything the CQ can hold.
-		 */
-		if (allow_jump && posted && sent[BAD_SLOT] >= jumps * 50) {
-			cq_tail += 1000000;
-			jumps++;
-		}
-		store_release(&ctrl->cq_tail.value, cq_tail);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		/* Both doorbells: the ioctl and a write. */
-		if (posted && (jumps & 1 ? write(fd, "x", 1) < 0 :
-			       ioctl(fd, OZRAM_RING_IOC_COMPLETE) < 0)) {
-			perror("rogue-agent: doorbell");
-			failed = 1;
-			break;
-		}
-	}
+            sq_head++;
+            if (e.slot >= h.slots)
+                continue;
+            out = output + (size_t)e.slot * h.page_size;
+            c.slot = e.slot;
+            c.generation = e.generation;
+            c.encoding = OZRAM_RING_ENC_LZ4;
+            c.length = 16;
+            switch (kind) {
+                case BAD_SLOT:
+                    c.slot = (e.slot & 1) ? 0xffffffffU : h.slots + e.slot;
+                    break;
+                case STALE_GENERATION:
+                    c.generation = e.generation - 1 - (e.slot & 7);
+                    break;
+                case LENGTH_BEYOND_AREA:
+                    c.length = (e.slot & 1) ? h.page_size * 4 : 0xfffffff0U;
+                    break;
+                case UNKNOWN_ENCODING:
+                    c.encoding = 77 + (e.slot & 3);
+                    break;
+                case WRONG_LZ4:
+                    c.length = make_wrong_lz4(out);
+                    break;
+                case GARBAGE_LZ4:
+                    memset(out, 0xee, 64);
+                    c.length = 64;
+                    break;
+                case WRONG_RAW:
+                    memcpy(out, staging + (size_t)e.slot * h.page_size, h.page_size);
+                    out[e.generation % h.page_size] ^= 0x5a;
+                    c.encoding = OZRAM_RING_ENC_RAW;
+                    c.length = h.page_size;
+                    break;
+                case WRONG_FILL:
+                    memcpy(&c.fill, staging + (size_t)e.slot * h.page_size, sizeof(c.fill));
+                    c.fill ^= 1;
+                    c.encoding = OZRAM_RING_ENC_SAME_FILLED;
+                    c.length = 0;
+                    break;
+                case BAD_STATUS:
+                    c.status = 5;
+                    break;
+                case BAD_FLAGS:
+                    c.flags = 0x80;
+                    break;
+                case HONEST_RAW:
+                    memcpy(out, staging + (size_t)e.slot * h.page_size, h.page_size);
+                    c.encoding = OZRAM_RING_ENC_RAW;
+                    c.length = h.page_size;
+                    break;
+                case GIVE_BACK:
+                    c.status = -ENOMEM;
+                    break;
+            }
+            sent[kind]++;
+            kind = (kind + 1) % ROGUE_KINDS;
+            cq[cq_tail & (h.cq_entries - 1)] = c;
+            cq_tail++;
+            posted++;
+        }
+        store_release(&ctrl->sq_head.value, sq_head);
+        /*
+         * From the first batch on, once per 50 bad slots: a tail far
+         * beyond anything the CQ can hold.
+         */
+        if (allow_jump && posted && sent[BAD_SLOT] >= jumps * 50) {
+            cq_tail += 1000000;
+            jumps++;
+        }
+        store_release(&ctrl->cq_tail.value, cq_tail);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        /* Both doorbells: the ioctl and a write. */
+        if (posted &&
+            (jumps & 1 ? write(fd, "x", 1) < 0 : ioctl(fd, OZRAM_RING_IOC_COMPLETE) < 0)) {
+            perror("rogue-agent: doorbell");
+            failed = 1;
+            break;
+        }
+    }
 
-	for (k = 0; k < ROGUE_KINDS; k++)
-		printf("rogue-agent: sent %s=%lu\n", kind_names[k], sent[k]);
-	printf("rogue-agent: cq tail jumps=%u\n", jumps);
-	close(fd);
-	return failed;
+    for (k = 0; k < ROGUE_KINDS; k++)
+        printf("rogue-agent: sent %s=%lu\n", kind_names[k], sent[k]);
+    printf("rogue-agent: cq tail jumps=%u\n", jumps);
+    close(fd);
+    return failed;
 }

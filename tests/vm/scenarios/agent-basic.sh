@@ -57,6 +57,13 @@ ring_idle
 echo 1 >/sys/module/ozram/parameters/verify
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/mixed.bin)" "written with verify=0"
 
+step "the module cannot be unloaded while the agent holds the ring"
+if rmmod ozram 2>/tmp/rmmod.err; then
+	fail "rmmod ozram succeeded with an agent attached"
+fi
+note "rmmod refused: $(cat /tmp/rmmod.err)"
+check_eq "$(backend_field agent)" attached "agent still attached after the refused rmmod"
+
 step "the agent detaches; the module compresses alone again"
 stop_agent
 check_eq "$(backend_field agent)" detached "backend_stat agent after SIGTERM"
