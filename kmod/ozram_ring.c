@@ -121,6 +121,8 @@ struct ozram_ring_state {
 
 	/* At most one opener: the agent. */
 	atomic_t opened;
+	/* The opener's file is being released (its pages drained). */
+	bool releasing;
 	wait_queue_head_t wait;
 	struct workqueue_struct *wq;
 	struct delayed_work timeout_work;
@@ -489,8 +491,22 @@ static int ozram_ring_open(struct inode *inode, struct file *file)
 {
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (atomic_cmpxchg(&ring.opened, 0, 1))
-		return -EBUSY;
+	while (atomic_cmpxchg(&ring.opened, 0, 1)) {
+		/*
+		 * A live agent has the ring: EBUSY.  The last agent's file is
+		 * being released (a restart after a crash): wait until its
+		 * pages are drained instead of failing.  The acquire pairs
+		 * with the release in ozram_ring_release_file().
+		 */
+		if (!smp_load_acquire(&ring.releasing)) {
+			if (atomic_read(&ring.opened))
+				return -EBUSY;
+			continue;
+		}
+		if (wait_event_interruptible(ring.wait,
+					     !atomic_read(&ring.opened)))
+			return -ERESTARTSYS;
+	}
 
 	mutex_lock(&ring.reap_mutex);
 	spin_lock(&ring.lock);
@@ -512,11 +528,15 @@ static int ozram_ring_release_file(struct inode *inode, struct file *file)
 {
 	pid_t pid = ring.agent_pid;
 
+	WRITE_ONCE(ring.releasing, true);
 	if (READ_ONCE(ring.attached)) {
 		ozram_ring_detach();
 		pr_info("agent %d detached from the offload ring\n", pid);
 	}
 	atomic_set(&ring.opened, 0);
+	/* An opener that sees releasing clear also sees opened clear. */
+	smp_store_release(&ring.releasing, false);
+	wake_up_interruptible(&ring.wait);
 	return 0;
 }
 
