@@ -75,7 +75,7 @@ void ThreadPool::worker_main(std::stop_token stop) {
     }
 }
 
-void ThreadPool::parallel_for(std::size_t items, std::size_t grain, const Body& body) {
+void ThreadPool::run(std::size_t items, std::size_t grain, const Body& body) {
     if (items == 0) {
         return;
     }

@@ -4,7 +4,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -30,16 +30,40 @@ class ThreadPool {
     // The body of a loop: handles items [begin, end) as participant `slot`
     // (0 is the caller; a slot is used by one thread at a time, so per-slot
     // scratch needs no lock).
-    using Body = std::function<void(std::size_t begin, std::size_t end, unsigned slot)>;
+    //
+    // Held by reference, not in a std::function: a std::function of a
+    // lambda with more than two captures allocates, and this runs once per
+    // batch on the agent's hot path, which must not allocate.
+    class Body {
+      public:
+        template <class F>
+        explicit Body(F& callable)
+            : callable_(static_cast<const void*>(std::addressof(callable))),
+              call_([](const void* f, std::size_t begin, std::size_t end, unsigned slot) {
+                  (*static_cast<F*>(const_cast<void*>(f)))(begin, end, slot);
+              }) {}
+        void operator()(std::size_t begin, std::size_t end, unsigned slot) const {
+            call_(callable_, begin, end, slot);
+        }
+
+      private:
+        const void* callable_;
+        void (*call_)(const void*, std::size_t, std::size_t, unsigned);
+    };
 
     // Runs body over [0, items) in contiguous chunks of at most `grain` items
     // and returns when every chunk is done.  If bodies throw, the exception of
     // the lowest-numbered chunk that threw is rethrown here (the others are
     // dropped), so an error names the first bad item.
-    void parallel_for(std::size_t items, std::size_t grain, const Body& body);
+    template <class F>
+    void parallel_for(std::size_t items, std::size_t grain, F&& body) {
+        run(items, grain, Body(body));
+    }
 
   private:
     struct Loop;
+
+    void run(std::size_t items, std::size_t grain, const Body& body);
 
     void worker_main(std::stop_token stop);
     static void run_chunks(Loop& loop, unsigned slot);
