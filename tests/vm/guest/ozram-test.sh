@@ -38,7 +38,7 @@ check_eq() {
 
 # check_cmp A OP B WHAT, OP as for test(1): -gt, -ge, -lt, -le, -ne
 check_cmp() {
-	[ "$1" "$2" "$3" ] || fail "$4: expected $1 $2 $3"
+	test "$1" "$2" "$3" || fail "$4: expected $1 $2 $3"
 	note "ok: $4 ($1 $2 $3)"
 }
 
