@@ -129,7 +129,11 @@ load_ozram() {
 	insmod $OZRAM_KO "$@" || fail "insmod ozram.ko $* failed"
 }
 
-unload_ozram() { rmmod "$DEV" || fail "rmmod $DEV failed"; }
+# unload_ozram: an attached agent pins the module: stop it first.
+unload_ozram() {
+	stop_agent
+	rmmod "$DEV" || fail "rmmod $DEV failed"
+}
 
 # --- agent (ozramd) --------------------------------------------------------
 # With AGENT=cpu (tests/vm/run --agent cpu) the static ozramd is in the run's

@@ -1,4 +1,5 @@
 # vm: --mem 256
+# vm-agent: no it checks the counters of a module without an agent (agent detached, pages by in-kernel LZ4)
 # The generic netlink family "ozram": its numbers equal the sysfs numbers
 # after a known workload, GET_DEVICES follows hot_add/hot_remove, totals are
 # sums over devices, the policy is strict, and the state-changing commands

@@ -1,4 +1,5 @@
 # vm: --mem 256
+# vm-agent: no it checks the output for a module without an agent (agent_pid 0, detached)
 # ozramctl end to end: its numbers equal sysfs's after a known workload, its
 # JSON has exactly the documented keys, reads are open to every user while
 # reset-stats needs CAP_NET_ADMIN (message and exit status 1), errors name
