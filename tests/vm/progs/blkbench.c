@@ -4,9 +4,10 @@
  * Every I/O is one 4 KiB pwrite/pread with O_DIRECT, so each one reaches the
  * driver (no page cache).  The data is the pagemix (zero, same-filled, text,
  * integer and random pages) from a fixed seed; random offsets are a fixed
- * permutation.  Devices are measured in turn within each repeat, so drift in
- * the (emulated) machine affects them alike; the median of the repeats is
- * reported.  After the timed runs every page is read back and compared.
+ * permutation.  Each operation runs on the devices back to back, so drift in
+ * the (emulated, shared) machine affects them alike; the median of the
+ * repeats is reported, and each repeat too, for paired comparisons.  After
+ * the timed runs every page is read back and compared.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +33,9 @@ static void usage(FILE* out) {
             "Measures 4 KiB O_DIRECT sequential and random write and read throughput\n"
             "of each DEVICE on the same N MiB (default 64) of mixed pages, R times\n"
             "(default 5), and prints the median MiB/s per device and operation as\n"
-            "lines 'RESULT dev=D op=O mibps=X'.  The data is verified at the end.\n"
+            "lines 'RESULT dev=D op=O mibps=X' (each repeat as 'REPEAT r=N ...').\n"
+            "Within a repeat each operation runs on all devices back to back, the\n"
+            "first device alternating.  The data is verified at the end.\n"
             "WARNING: overwrites the first N MiB of each DEVICE.\n");
 }
 
@@ -142,16 +145,23 @@ int main(int argc, char** argv) {
         }
     }
 
+    /* Each operation runs on every device back to back, so that the devices'
+     * figures of one repeat were taken under the same load; the device that
+     * goes first alternates from repeat to repeat. */
     static double secs[MAX_DEVICES][NUM_OPS][MAX_REPEATS];
     for (uint64_t r = 0; r < repeats; r++) {
-        for (int d = 0; d < ndev; d++) {
-            for (int op = 0; op < NUM_OPS; op++) {
+        for (int op = 0; op < NUM_OPS; op++) {
+            for (int k = 0; k < ndev; k++) {
+                int d = r % 2 ? ndev - 1 - k : k;
                 double s = run_op(fds[d], (enum op)op, data, scratch, order, pages);
                 if (s < 0)
                     return 1;
                 secs[d][op][r] = s;
+                printf("REPEAT r=%llu dev=%s op=%s mibps=%.1f\n", (unsigned long long)r, devs[d],
+                       op_names[op], (double)mb / s);
             }
         }
+        fflush(stdout);
     }
 
     int rc = 0;
