@@ -162,6 +162,21 @@ pid_alive() {
 		! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
 }
 
+# ring_settle [N]: waits (up to 60 s) until no page of device N (default 0)
+# waits in the offload ring, so that mm_stat no longer changes by itself.
+# Without an agent, or for stock zram, it returns at once.
+ring_settle() {
+	f=$(sysdir "${1:-0}")/backend_stat
+	[ -r "$f" ] || return 0
+	i=0
+	while [ "$(sed -n 's/^staged: //p' "$f")" != 0 ] &&
+		grep -q '^staged: ' "$f"; do
+		i=$((i + 1))
+		[ $i -le 600 ] || fail "pages still staged after 60 s"
+		sleep 0.1
+	done
+}
+
 # agent_pid: the pid of the agent this library started, or nothing.
 agent_pid() { cat $OZRAMD_PIDFILE 2>/dev/null || true; }
 
