@@ -15,6 +15,7 @@
 #include "log.hpp"
 #include "options.hpp"
 #include "ozram/cost_model.hpp"
+#include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "process.hpp"
 #include "shm_ring.hpp"
@@ -173,6 +174,9 @@ int run(int argc, char** argv) {
         return EXIT_USAGE;
     }
     set_log_level(config.log_level);
+    // The library's warnings (a GPU batch redone on the CPU, the GPU given
+    // up) go where the daemon's own messages go, syslog included.
+    ozram::set_warning_sink([](std::string_view message) { log_warning(std::string(message)); });
     if (options.daemonize) {
         try {
             daemonize();

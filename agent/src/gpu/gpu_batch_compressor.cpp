@@ -1,7 +1,6 @@
 // GpuBatchCompressor: batches through the slot pipeline (slot_pipeline.hpp)
 // and the LZ4 page kernels, with the CPU finishing any batch the GPU cannot.
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -12,6 +11,7 @@
 #include "gpu/slot_pipeline.hpp"
 #include "lz4_kernels.hpp"
 #include "ozram/cost_model.hpp"
+#include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
 
@@ -205,8 +205,8 @@ struct GpuBatchCompressor::Impl {
     // pipeline, or give the GPU up.  The caller redoes the batch on the CPU.
     void recover(int code, const std::string& what, const char* operation) {
         if (++failures[code] == 1) {
-            std::fprintf(stderr, "ozram: GPU %s failed: %s; finishing the batch on the CPU\n",
-                         operation, what.c_str());
+            warn(std::string("GPU ") + operation + " failed: " + what +
+                 "; finishing the batch on the CPU");
         }
         if (!pipeline)
             return;
@@ -217,8 +217,8 @@ struct GpuBatchCompressor::Impl {
 
         pipeline.reset();
         if (++device_resets <= MAX_DEVICE_RESETS) {
-            std::fprintf(stderr, "ozram: the GPU error is sticky: resetting CUDA device %d\n",
-                         config.device_index);
+            warn("the GPU error is sticky: resetting CUDA device " +
+                 std::to_string(config.device_index));
             try {
                 select_device();
                 gpu::cuda_check(cudaDeviceReset(), "cudaDeviceReset");
@@ -227,10 +227,10 @@ struct GpuBatchCompressor::Impl {
                 return;
             } catch (const gpu::CudaFailure& again) {
                 pipeline.reset();
-                std::fprintf(stderr, "ozram: CUDA device reset failed: %s\n", again.what());
+                warn(std::string("CUDA device reset failed: ") + again.what());
             }
         }
-        std::fprintf(stderr, "ozram: GPU backend disabled; compressing on the CPU from now on\n");
+        warn("GPU backend disabled; compressing on the CPU from now on");
     }
 };
 
