@@ -30,9 +30,11 @@ target_compile_definitions(ozramd PRIVATE OZRAM_VERSION="${PROJECT_VERSION}")
 target_link_libraries(ozramd PRIVATE ozramd_core)
 install(TARGETS ozramd RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})
 
-# --- static ozramd ------------------------------------------------------
-# Linked statically (glibc, libstdc++, liblz4, and the static CUDA runtime
-# when built with CUDA) so that the same binary runs in the minimal
-# initramfs of the VM tests (tests/vm/run --agent cpu) and on any host.
-target_link_options(ozramd PRIVATE -static)
-# --- end static ozramd --------------------------------------------------
+# --- ozramd link options ------------------------------------------------
+# libstdc++ and libgcc are linked in (liblz4 and the CUDA runtime are static
+# libraries already); glibc stays dynamic.  A fully static binary could not
+# load the GPU driver: the CUDA runtime dlopen()s libcuda.so.1, and glibc's
+# dlopen in a static program needs the very glibc it was linked with.  The
+# VM tests copy ozramd with the libraries ldd lists (tests/vm/run).
+target_link_options(ozramd PRIVATE -static-libstdc++ -static-libgcc)
+# --- end ozramd link options --------------------------------------------

@@ -25,3 +25,23 @@ vm_die() {
 	echo "${0##*/}: $*" >&2
 	exit 1
 }
+
+# vm_copy_program ROOT PROG DIR: copies the host program PROG into ROOT/DIR
+# with the shared libraries and the dynamic loader that ldd lists for it, at
+# their host paths under ROOT.  Fails if ldd reports a library not found.
+vm_copy_program() {
+	local root=$1 prog=$2 dir=$3 lib libs
+	libs=$(ldd "$prog" 2>&1) || true
+	if grep -q 'not found' <<<"$libs"; then
+		echo "${0##*/}: $prog: shared libraries not found:" >&2
+		grep 'not found' <<<"$libs" >&2
+		return 1
+	fi
+	mkdir -p "$root/$dir"
+	cp --remove-destination "$prog" "$root/$dir/"
+	for lib in $(awk '/=>/ && $3 ~ /^\// { print $3 } /^\t\// { print $1 }' <<<"$libs"); do
+		[[ -e $root$lib ]] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
