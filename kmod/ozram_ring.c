@@ -283,6 +283,9 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 {
 	struct ozram_stage_ref ref = { slot, rs->stage_gen };
 	const void *staged = ring_slot_addr(ring.staging, slot);
+	/* The flag is the agent's word: it only picks a counter. */
+	enum ozram_source source = cqe->flags & OZRAM_RING_CQE_F_GPU ?
+				   OZRAM_SRC_AGENT_GPU : OZRAM_SRC_AGENT_CPU;
 	bool check = READ_ONCE(verify);
 	int ret, len;
 
@@ -302,14 +305,12 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 		if (cqe->length >= ozram_huge_class_size)
 			ret = ozram_store_staged_compressed(rs->oz, rs->index,
 							    staged, PAGE_SIZE,
-							    OZRAM_SRC_AGENT_CPU,
-							    &ref);
+							    source, &ref);
 		else
 			ret = ozram_store_staged_compressed(rs->oz, rs->index,
 							    ring.copy_buf,
 							    cqe->length,
-							    OZRAM_SRC_AGENT_CPU,
-							    &ref);
+							    source, &ref);
 		break;
 	case OZRAM_RING_ENC_RAW:
 		if (check && memcmp(ring_slot_addr(ring.output, slot), staged,
@@ -317,8 +318,7 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 			return false;
 		/* The staged copy is the page: store that, not the output. */
 		ret = ozram_store_staged_compressed(rs->oz, rs->index, staged,
-						    PAGE_SIZE,
-						    OZRAM_SRC_AGENT_CPU, &ref);
+						    PAGE_SIZE, source, &ref);
 		break;
 	case OZRAM_RING_ENC_SAME_FILLED:
 		if (check && !page_is_filled_with(staged, cqe->fill))

@@ -21,7 +21,7 @@
 #define OZRAM_RING_MAGIC	0x4d525a4fU	/* "OZRM" in little endian */
 /* Major: incompatible layout change.  Minor: compatible additions only. */
 #define OZRAM_RING_ABI_MAJOR	1
-#define OZRAM_RING_ABI_MINOR	0
+#define OZRAM_RING_ABI_MINOR	1
 
 #define OZRAM_RING_PAGE_SIZE	4096U
 #define OZRAM_RING_CACHELINE	64U
@@ -122,9 +122,18 @@ struct ozram_ring_cqe {
 	__s32 status;		/* 0, or -errno: the producer compresses itself */
 	__u32 encoding;		/* enum ozram_ring_encoding when status == 0 */
 	__u32 length;		/* bytes in output slot `slot` */
-	__u32 flags;		/* none defined in 1.0: zero */
+	__u32 flags;		/* OZRAM_RING_CQE_F_*, zero in 1.0 */
 	__u64 fill;		/* OZRAM_RING_ENC_SAME_FILLED: the repeated word */
 };
+
+/*
+ * cqe.flags (ABI 1.1):
+ * GPU: a GPU compressed the page; the producer counts it as such.
+ * An agent sets a flag only if the producer's header.abi_minor is at least
+ * the minor version that defined it: a 1.0 producer rejects every flag.
+ */
+#define OZRAM_RING_CQE_F_GPU		0x1U
+#define OZRAM_RING_CQE_F_KNOWN		OZRAM_RING_CQE_F_GPU
 
 /* The sizes both sides compile against (the kernel adds BUILD_BUG_ON()s). */
 #ifdef __cplusplus
@@ -297,6 +306,16 @@ ozram_ring_check_header(const struct ozram_ring_header *h, __u64 mapped)
 }
 
 /*
+ * The cqe.flags that a producer with header `h` understands: what an agent
+ * may set.  Minor versions only add flags, so this grows with abi_minor.
+ */
+static inline __u32
+ozram_ring_producer_cqe_flags(const struct ozram_ring_header *h)
+{
+	return h->abi_minor >= 1 ? OZRAM_RING_CQE_F_GPU : 0;
+}
+
+/*
  * The producer's check of one completion.  `cqe` must be a private copy
  * (read each field of the shared entry once); `generations` holds the
  * current generation of each of the `slots` slots.  OZRAM_RING_OK with a
@@ -312,7 +331,7 @@ ozram_ring_check_cqe(const struct ozram_ring_cqe *cqe, __u32 slots,
 		return OZRAM_RING_BAD_SLOT;
 	if (cqe->generation != generations[cqe->slot])
 		return OZRAM_RING_STALE;
-	if (cqe->flags != 0)
+	if (cqe->flags & ~OZRAM_RING_CQE_F_KNOWN)
 		return OZRAM_RING_BAD_FLAGS;
 	if (cqe->status != OZRAM_RING_STATUS_OK) {
 		if (cqe->status > 0 ||

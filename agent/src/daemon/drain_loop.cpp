@@ -8,6 +8,7 @@
 
 #include "log.hpp"
 #include "ozram/error.hpp"
+#include "ozram/gpu.hpp"
 
 namespace ozram::daemon {
 namespace {
@@ -33,6 +34,12 @@ std::uint32_t ring_encoding(PageEncoding encoding) {
     return 0;
 }
 
+// Batches the GPU backend handed to the CPU so far (0 for other compressors).
+std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
+    const auto* gpu = dynamic_cast<const GpuBatchCompressor*>(&compressor);
+    return gpu ? gpu->fallback_batches() : 0;
+}
+
 }  // namespace
 
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
@@ -41,7 +48,8 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
       picker_(&picker),
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
-      pages_(transport.view().header.slots) {
+      pages_(transport.view().header.slots),
+      gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU) {
     // Reserve the largest batch once; BatchResult::reset() keeps capacity.
     result_.reset(transport.view().header.slots);
 }
@@ -73,9 +81,15 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
         return Step::Drained;
     }
     std::int32_t status = OZRAM_RING_STATUS_OK;
+    std::uint32_t cqe_flags = 0;
     try {
-        picker_->pick(valid).compress(std::span<const std::uint8_t* const>(pages_.data(), valid),
-                                      result_);
+        PageCompressor& compressor = picker_->pick(valid);
+        const std::uint64_t fallbacks_before = gpu_fallbacks(compressor);
+        compressor.compress(std::span<const std::uint8_t* const>(pages_.data(), valid), result_);
+        // A batch of which any part fell back to the CPU counts as CPU work.
+        if (compressor.backend() == Backend::Gpu && gpu_fallbacks(compressor) == fallbacks_before) {
+            cqe_flags = gpu_flag_;
+        }
         if (result_.pages.size() != valid) {
             throw Error(EIO, "the compressor returned " + std::to_string(result_.pages.size()) +
                                  " pages for " + std::to_string(valid));
@@ -90,7 +104,7 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
         log_error(std::string("batch of ") + std::to_string(valid) +
                   " pages failed: " + error.what());
     }
-    complete(valid, status);
+    complete(valid, status, cqe_flags);
     ++stats_.batches;
     return Step::Drained;
 }
@@ -145,7 +159,7 @@ bool DrainLoop::wait_for_cq_room() {
     return true;
 }
 
-void DrainLoop::complete(std::uint32_t count, std::int32_t status) {
+void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t cqe_flags) {
     const ring::RingView& view = queues_.view();
     const std::size_t threshold = view.header.huge_threshold;
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -172,8 +186,12 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status) {
                 cqe.encoding = OZRAM_RING_ENC_RAW;
                 cqe.length = OZRAM_RING_PAGE_SIZE;
             }
+            cqe.flags = cqe_flags;
             ++stats_.pages;
             stats_.bytes_out += cqe.length;
+            if (cqe_flags & OZRAM_RING_CQE_F_GPU) {
+                ++stats_.gpu_pages;
+            }
         } else {
             ++stats_.failed_pages;
         }

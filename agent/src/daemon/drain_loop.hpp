@@ -17,6 +17,7 @@ struct DrainStats {
     std::uint64_t batches = 0;
     std::uint64_t pages = 0;          // completed with status OK
     std::uint64_t bytes_out = 0;      // stored bytes of those pages
+    std::uint64_t gpu_pages = 0;      // of those, posted with OZRAM_RING_CQE_F_GPU
     std::uint64_t failed_pages = 0;   // completed with an error status
     std::uint64_t rejected_sqes = 0;  // SQ entries naming no slot: skipped
     std::uint64_t dropped_cqes = 0;   // the producer never made CQ room
@@ -50,7 +51,8 @@ class DrainLoop {
     std::uint32_t fill(std::uint32_t available);
     // Copies the SQ entries naming a slot into sqes_/pages_; returns their count.
     std::uint32_t gather(std::uint32_t count);
-    void complete(std::uint32_t count, std::int32_t status);
+    // Posts a completion per gathered page; cqe_flags go on the OK ones.
+    void complete(std::uint32_t count, std::int32_t status, std::uint32_t cqe_flags);
     bool wait_for_cq_room();
 
     ring::RingTransport& transport_;
@@ -60,6 +62,8 @@ class DrainLoop {
     std::chrono::microseconds flush_{200};
     std::vector<ozram_ring_sqe> sqes_;
     std::vector<const std::uint8_t*> pages_;
+    // OZRAM_RING_CQE_F_GPU if the producer's minor version knows it, else 0.
+    std::uint32_t gpu_flag_;
     BatchResult result_;
     DrainStats stats_;
 };

@@ -44,7 +44,27 @@ class Failing final : public ozram::daemon::CompressorPicker, public ozram::Page
     ozram::CompressorStats stats_;
 };
 
+// Reports itself as the GPU backend and compresses with liblz4 on the
+// calling thread: what the drain loop sees of a GPU batch that succeeded.
+class PosingAsGpu final : public ozram::daemon::CompressorPicker, public ozram::PageCompressor {
+  public:
+    ozram::PageCompressor& pick(std::size_t) override { return *this; }
+    ozram::Backend backend() const override { return ozram::Backend::Gpu; }
+    void compress(std::span<const std::uint8_t* const> pages, ozram::BatchResult& out) override {
+        scalar_->compress(pages, out);
+    }
+    void decompress(const ozram::BatchResult& in, std::span<std::uint8_t* const> pages) override {
+        scalar_->decompress(in, pages);
+    }
+    const ozram::CompressorStats& stats() const override { return scalar_->stats(); }
+
+  private:
+    std::unique_ptr<ozram::PageCompressor> scalar_ =
+        ozram::make_cpu_compressor(ozram::Backend::Scalar);
+};
+
 struct Outcome {
+    std::uint64_t gpu_flagged = 0;  // accepted completions with OZRAM_RING_CQE_F_GPU
     std::uint64_t verified = 0;
     std::uint64_t mismatched = 0;
     std::uint64_t failed = 0;
@@ -68,6 +88,9 @@ Outcome run_pages(HeapRing& ring, DrainLoop& loop, const std::vector<ozram::Page
         EXPECT_EQ(loop.step(0us), Step::Drained);
         finished += producer.reap(
             [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+                if (verdict == OZRAM_RING_OK && (cqe.flags & OZRAM_RING_CQE_F_GPU) != 0) {
+                    ++outcome.gpu_flagged;
+                }
                 if (verdict != OZRAM_RING_OK) {
                     ++outcome.rejected;
                 } else if (cqe.status != OZRAM_RING_STATUS_OK) {
@@ -95,7 +118,46 @@ TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
         EXPECT_EQ(outcome.mismatched + outcome.failed + outcome.rejected, 0u);
         EXPECT_EQ(loop.stats().pages, 500u);
         EXPECT_GE(ring.notifications, 500u / 16);
+        EXPECT_EQ(outcome.gpu_flagged, 0u) << "a CPU batch was marked as GPU work";
+        EXPECT_EQ(loop.stats().gpu_pages, 0u);
     }
+}
+
+TEST(DrainLoop, MarksEveryPageOfAGpuBatchForA11Producer) {
+    HeapRing ring(32, 32);
+    PosingAsGpu gpu;
+    DrainLoop loop(ring, gpu);
+    loop.set_batching(8, 0us);
+    const auto pages = mixed_pages(20);
+    const Outcome outcome = run_pages(ring, loop, pages, 100);
+    EXPECT_EQ(outcome.verified, 100u);
+    EXPECT_EQ(outcome.rejected + outcome.mismatched + outcome.failed, 0u);
+    EXPECT_EQ(outcome.gpu_flagged, 100u);
+    EXPECT_EQ(loop.stats().gpu_pages, 100u);
+}
+
+TEST(DrainLoop, SetsNoFlagForA10ProducerThatWouldRejectIt) {
+    HeapRing ring(32, 32, 0, 3072, 0);
+    ASSERT_EQ(ring.view().header.abi_minor, 0);
+    PosingAsGpu gpu;
+    DrainLoop loop(ring, gpu);
+    loop.set_batching(8, 0us);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(8);
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        producer.stage(pages[i].data(), 0, i);
+    }
+    producer.publish();
+    ASSERT_EQ(loop.step(0us), Step::Drained);
+    std::size_t seen = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
+        // What a 1.0 producer checks: flags must be zero.
+        EXPECT_EQ(cqe.flags, 0u);
+        EXPECT_EQ(verdict, OZRAM_RING_OK);
+        ++seen;
+    });
+    EXPECT_EQ(seen, pages.size());
+    EXPECT_EQ(loop.stats().gpu_pages, 0u);
 }
 
 TEST(DrainLoop, HugeThresholdOfTheRingIsHonoured) {

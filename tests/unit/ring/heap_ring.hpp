@@ -15,10 +15,12 @@ namespace ozram::ring::test {
 
 class HeapRing final : public RingTransport {
   public:
+    // abi_minor: the minor version the producer claims, to play an older one.
     HeapRing(std::uint32_t slots, std::uint32_t entries, std::uint32_t first_index = 0,
-             std::uint32_t huge_threshold = 3072) {
+             std::uint32_t huge_threshold = 3072, std::uint16_t abi_minor = OZRAM_RING_ABI_MINOR) {
         ozram_ring_header header;
         ozram_ring_init_header(&header, slots, entries, huge_threshold);
+        header.abi_minor = abi_minor;
         memory_.reset(static_cast<std::uint8_t*>(
             std::aligned_alloc(OZRAM_RING_PAGE_SIZE, header.mapping_size)));
         std::fill_n(memory_.get(), header.mapping_size, 0);

@@ -211,6 +211,7 @@ TEST(Ozramd, UnknownMajorAbiVersionExitsWithStatus3) {
     const std::string name = unique_name("abi");
     auto ring = ShmRingOwner::create(name, {});
     ring->shared_header().abi_major = 99;
+    ring->shared_header().abi_minor = 0;
     Ozramd agent(scratch, agent_args(scratch, name));
     EXPECT_EQ(agent.wait(), 3) << agent.log();
     EXPECT_NE(agent.log().find("ring ABI version 99.0 is not supported"), std::string::npos)

@@ -151,9 +151,49 @@ TEST_F(CqeCheck, RejectsEveryKindOfMalformedCompletion) {
     EXPECT_EQ(check({3, 5, 1, OZRAM_RING_ENC_LZ4, 100, 0, 0}), OZRAM_RING_BAD_STATUS);
     EXPECT_EQ(check({3, 5, -4096, OZRAM_RING_ENC_LZ4, 100, 0, 0}), OZRAM_RING_BAD_STATUS);
 
-    cqe = lz4(100);
-    cqe.flags = 1;
-    EXPECT_EQ(check(cqe), OZRAM_RING_BAD_FLAGS);
+    // Every bit outside the known mask, alone and next to a known one.
+    for (std::uint32_t bit = 0; bit < 32; ++bit) {
+        const std::uint32_t flag = 1u << bit;
+        if ((flag & OZRAM_RING_CQE_F_KNOWN) != 0) {
+            continue;
+        }
+        cqe = lz4(100);
+        cqe.flags = flag;
+        EXPECT_EQ(check(cqe), OZRAM_RING_BAD_FLAGS) << "bit " << bit;
+        cqe.flags = flag | OZRAM_RING_CQE_F_GPU;
+        EXPECT_EQ(check(cqe), OZRAM_RING_BAD_FLAGS) << "bit " << bit << " with GPU";
+    }
+}
+
+TEST_F(CqeCheck, AcceptsTheGpuFlagOnEveryEncodingAndOnAnError) {
+    EXPECT_EQ(OZRAM_RING_CQE_F_GPU, 1u);
+    EXPECT_EQ(OZRAM_RING_CQE_F_KNOWN, OZRAM_RING_CQE_F_GPU);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_LZ4, 100, OZRAM_RING_CQE_F_GPU, 0}), OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, OZRAM_RING_PAGE_SIZE, OZRAM_RING_CQE_F_GPU, 0}),
+              OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 0, OZRAM_RING_CQE_F_GPU, 7}),
+              OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, -EIO, 0, 0, OZRAM_RING_CQE_F_GPU, 0}), OZRAM_RING_OK);
+    // The flag does not excuse anything else.
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_LZ4, 0, OZRAM_RING_CQE_F_GPU, 0}),
+              OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check({3, 4, 0, OZRAM_RING_ENC_LZ4, 100, OZRAM_RING_CQE_F_GPU, 0}), OZRAM_RING_STALE);
+}
+
+TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
+    ozram_ring_header header;
+    ozram_ring_init_header(&header, 8, 8, 3072);
+    EXPECT_EQ(OZRAM_RING_ABI_MAJOR, 1);
+    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 1);
+    EXPECT_EQ(header.abi_minor, 1);
+    EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), OZRAM_RING_CQE_F_GPU);
+    header.abi_minor = 0;
+    EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), 0u);
+    // A 1.0 producer is still one the agent attaches to.
+    EXPECT_NO_THROW(ozram::ring::check_header(header, header.mapping_size));
+    // A later minor version knows at least what 1.1 knows.
+    header.abi_minor = 7;
+    EXPECT_EQ(ozram_ring_producer_cqe_flags(&header) & OZRAM_RING_CQE_F_GPU, OZRAM_RING_CQE_F_GPU);
 }
 
 TEST(SqeCheck, RejectsSlotsOutOfRangeAndUnknownFlags) {
