@@ -5,9 +5,11 @@
  * catch: slot ids out of range, stale generations, lengths beyond the
  * output area, unknown encodings and flags, positive statuses, LZ4 that
  * decodes to other bytes or not at all, RAW pages with a flipped byte,
- * same-filled pages with the wrong word, and CQ tail jumps.  A few
- * completions are honest (RAW copies of the staged page, and -ENOMEM
- * give-backs) so that the accepted path runs too.
+ * same-filled pages with the wrong word, and CQ tail jumps.  Unknown flag
+ * bits ride on otherwise honest RAW completions, so that only the flags can
+ * get them rejected.  A few completions are honest (RAW copies of the staged
+ * page, with and without OZRAM_RING_CQE_F_GPU, and -ENOMEM give-backs) so
+ * that the accepted path runs too.  --kind NAME sends one kind only.
  *
  * Before that it checks two refusals: a second open of the device must fail
  * with EBUSY, and the staging area must not become writable (mmap with
@@ -41,14 +43,15 @@ enum rogue_kind {
     BAD_STATUS,
     BAD_FLAGS,
     HONEST_RAW,
+    HONEST_GPU,
     GIVE_BACK,
     ROGUE_KINDS,
 };
 
 static const char* const kind_names[ROGUE_KINDS] = {
-    "bad_slot",   "stale_generation", "length_beyond_area", "unknown_encoding",
-    "wrong_lz4",  "garbage_lz4",      "wrong_raw",          "wrong_fill",
-    "bad_status", "bad_flags",        "honest_raw",         "give_back",
+    "bad_slot",    "stale_generation", "length_beyond_area", "unknown_encoding", "wrong_lz4",
+    "garbage_lz4", "wrong_raw",        "wrong_fill",         "bad_status",       "bad_flags",
+    "honest_raw",  "honest_gpu",       "give_back",
 };
 
 static volatile sig_atomic_t stop;
@@ -60,10 +63,14 @@ static void on_signal(int sig) {
 
 static void usage(FILE* out) {
     fprintf(out,
-            "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump]\n"
+            "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump] [--kind NAME]\n"
             "Attaches to the ozram offload ring and answers its pages with invalid\n"
             "completions for N seconds (default 10), then prints what it sent.\n"
-            "  --no-jump   never move cq_tail by a huge step\n"
+            "  --no-jump    never move cq_tail by a huge step\n"
+            "  --kind NAME  answer every page the same way: bad_slot, stale_generation,\n"
+            "               length_beyond_area, unknown_encoding, wrong_lz4, garbage_lz4,\n"
+            "               wrong_raw, wrong_fill, bad_status, bad_flags, honest_raw,\n"
+            "               honest_gpu or give_back (default: each in turn)\n"
             "Checks first that a second open fails with EBUSY and that the staging\n"
             "area cannot be mapped or made writable.  Exit status: 0 ok, 1 a check\n"
             "failed or the ring could not be used, 2 usage.\n");
@@ -78,29 +85,48 @@ static void store_release(uint32_t* p, uint32_t v) {
 }
 
 /*
- * An LZ4 block that decodes to exactly 4096 bytes of 'A': one literal, a
- * match at offset 1 of 4090 bytes, then the 5 literals the format requires
- * at the end.  No staged page is all 'A' (same-filled pages are never
- * staged), so it always decodes to other bytes than the page.
+ * An LZ4 block that decodes to exactly 4096 bytes: `period` bytes of
+ * `pattern` repeated.  The period as literals, one match at offset `period`
+ * up to 5 bytes before the end, then the 5 literals the format requires
+ * there.  period <= 14 keeps the literal count inside the token.
  */
-static size_t make_wrong_lz4(uint8_t* out) {
+static size_t encode_periodic_lz4(const uint8_t* pattern, unsigned int period, uint8_t* out) {
+    unsigned int extra = OZRAM_RING_PAGE_SIZE - period - 5 - 4 - 15;
     size_t n = 0;
-    unsigned int extra = 4090 - 4 - 15;
-    int i;
+    unsigned int i;
 
-    out[n++] = 0x1f; /* 1 literal, match length 15 + extra */
-    out[n++] = 'A';
-    out[n++] = 1; /* offset 1, little endian */
+    out[n++] = (uint8_t)(period << 4 | 15); /* match length 4 + 15 + extra */
+    for (i = 0; i < period; i++)
+        out[n++] = pattern[i];
+    out[n++] = (uint8_t)period; /* offset, little endian */
     out[n++] = 0;
     while (extra >= 255) {
         out[n++] = 255;
         extra -= 255;
     }
-    out[n++] = extra;
+    out[n++] = (uint8_t)extra;
     out[n++] = 0x50; /* 5 literals, no match */
-    for (i = 0; i < 5; i++)
-        out[n++] = 'A';
+    for (i = OZRAM_RING_PAGE_SIZE - 5; i < OZRAM_RING_PAGE_SIZE; i++)
+        out[n++] = pattern[i % period];
     return n;
+}
+
+/*
+ * 4096 bytes of 'A'.  No staged page is all 'A' (same-filled pages are
+ * never staged), so it always decodes to other bytes than the page.
+ */
+static size_t make_wrong_lz4(uint8_t* out) {
+    return encode_periodic_lz4((const uint8_t*)"A", 1, out);
+}
+
+/* The page's period if it is at most 14 bytes, else 0. */
+static unsigned int short_period(const uint8_t* page) {
+    unsigned int period;
+
+    for (period = 1; period <= 14; period++)
+        if (!memcmp(page, page + period, OZRAM_RING_PAGE_SIZE - period))
+            return period;
+    return 0;
 }
 
 int main(int argc, char** argv) {
@@ -108,7 +134,7 @@ int main(int argc, char** argv) {
     unsigned long sent[ROGUE_KINDS] = {0};
     struct ozram_ring_header h;
     unsigned int seconds = 10, jumps = 0, k;
-    int fd, fd2, failed = 0, allow_jump = 1;
+    int fd, fd2, failed = 0, allow_jump = 1, only = -1;
     uint8_t *rw, *staging;
     uint32_t sq_head, cq_tail, kind = 0;
     struct ozram_ring_ctrl* ctrl;
@@ -126,6 +152,17 @@ int main(int argc, char** argv) {
             path = argv[++i];
         } else if (!strcmp(argv[i], "--no-jump")) {
             allow_jump = 0;
+        } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+            i++;
+            for (k = 0; k < ROGUE_KINDS; k++)
+                if (!strcmp(argv[i], kind_names[k]))
+                    only = (int)k;
+            if (only < 0) {
+                fprintf(stderr, "rogue-agent: unknown kind '%s'\n", argv[i]);
+                usage(stderr);
+                return 2;
+            }
+            kind = (uint32_t)only;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -266,19 +303,47 @@ int main(int argc, char** argv) {
                     c.status = 5;
                     break;
                 case BAD_FLAGS:
-                    c.flags = 0x80;
+                    /* A correct page: only an unknown bit can reject it. */
+                    memcpy(out, staging + (size_t)e.slot * h.page_size, h.page_size);
+                    c.encoding = OZRAM_RING_ENC_RAW;
+                    c.length = h.page_size;
+                    c.flags = (uint32_t)~OZRAM_RING_CQE_F_KNOWN;
+                    if (e.slot % 3 == 1)
+                        c.flags = 0x80;
+                    else if (e.slot % 3 == 2)
+                        c.flags = OZRAM_RING_CQE_F_GPU | 0x2;
                     break;
                 case HONEST_RAW:
                     memcpy(out, staging + (size_t)e.slot * h.page_size, h.page_size);
                     c.encoding = OZRAM_RING_ENC_RAW;
                     c.length = h.page_size;
                     break;
+                case HONEST_GPU: {
+                    /*
+                     * Claims a GPU.  A short-period page gets a correct
+                     * LZ4 block (counted as agent_gpu), any other page
+                     * its RAW copy (counted as huge).
+                     */
+                    const uint8_t* page = staging + (size_t)e.slot * h.page_size;
+                    unsigned int period = short_period(page);
+
+                    c.flags = OZRAM_RING_CQE_F_GPU;
+                    if (period) {
+                        c.length = encode_periodic_lz4(page, period, out);
+                        break;
+                    }
+                    memcpy(out, page, h.page_size);
+                    c.encoding = OZRAM_RING_ENC_RAW;
+                    c.length = h.page_size;
+                    break;
+                }
                 case GIVE_BACK:
                     c.status = -ENOMEM;
                     break;
             }
             sent[kind]++;
-            kind = (kind + 1) % ROGUE_KINDS;
+            if (only < 0)
+                kind = (kind + 1) % ROGUE_KINDS;
             cq[cq_tail & (h.cq_entries - 1)] = c;
             cq_tail++;
             posted++;

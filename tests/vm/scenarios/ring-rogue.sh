@@ -3,7 +3,9 @@
 # answers every page with a wrong completion: slot ids out of range, stale
 # generations, impossible lengths, unknown encodings and flags, LZ4 that
 # decodes to other bytes or not at all, RAW and same-filled answers that do
-# not match the page, huge CQ tail jumps.  The kernel must survive (the
+# not match the page, huge CQ tail jumps.  Then two runs of one kind each:
+# correct pages with unknown flag bits (all rejected), and correct LZ4 pages
+# with the GPU flag (all counted as agent_gpu).  The kernel must survive (the
 # harness fails the run on any oops or warning), reject and count them, and
 # keep every byte written before and during the attack.
 # A second open must fail with EBUSY and staging must stay read-only: the
@@ -85,4 +87,42 @@ wait_attached
 dd if=/tmp/during2.bin of=$D bs=1M seek=24 oflag=direct 2>/dev/null || fail "write failed"
 wait $rogue || fail "second rogue run failed: $(cat /tmp/rogue2.log)"
 check_eq "$(readback 24 4)" "$(md5 /tmp/during2.bin)" "data written during the second attack"
+
+# Runs the rogue for 2 s with one kind of answer while $1 is written at MiB $2.
+rogue_kind_run() {
+	rogue-agent --seconds 2 --no-jump --kind "$3" >/tmp/rogue-$3.log 2>&1 &
+	rogue=$!
+	wait_attached
+	dd if="$1" of=$D bs=1M seek="$2" oflag=direct 2>/dev/null || fail "write failed"
+	wait $rogue || fail "rogue run ($3) failed: $(cat /tmp/rogue-$3.log)"
+	cat /tmp/rogue-$3.log
+	grep -q "sent $3=[1-9]" /tmp/rogue-$3.log || fail "the rogue sent no $3 completion"
+}
+
+step "unknown completion flags are rejected, even on a correct page"
+completed=$(backend_field ring_completed)
+rejected=$(backend_field ring_rejected)
+agent_cpu=$(backend_field agent_cpu)
+agent_gpu=$(backend_field agent_gpu)
+pagegen --pages 1024 --seed 41 >/tmp/flags.bin
+rogue_kind_run /tmp/flags.bin 32 bad_flags
+check_eq "$(backend_field ring_completed)" "$completed" "ring_completed (no flagged page accepted)"
+check_cmp "$(backend_field ring_rejected)" -gt "$rejected" "ring_rejected"
+check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
+check_eq "$(backend_field agent_gpu)" "$agent_gpu" "agent_gpu"
+check_eq "$(readback 32 4)" "$(md5 /tmp/flags.bin)" "data answered with unknown flags"
+
+step "correct pages with the GPU flag are counted as agent_gpu"
+completed=$(backend_field ring_completed)
+# Period 7 (not one repeated 64-bit word, so the pages are staged): the
+# rogue answers each with a correct LZ4 block.
+yes ABCDEF | head -c 4194304 >/tmp/periodic.bin
+rogue_kind_run /tmp/periodic.bin 40 honest_gpu
+accepted=$(( $(backend_field ring_completed) - completed ))
+check_cmp "$accepted" -gt 0 "pages accepted with the GPU flag"
+check_eq "$(( $(backend_field agent_gpu) - agent_gpu ))" "$accepted" "agent_gpu grew by every accepted page"
+check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+check_eq "$(readback 40 4)" "$(md5 /tmp/periodic.bin)" "data answered with the GPU flag"
 dev_reset 0
