@@ -43,7 +43,7 @@
 static unsigned int ring_slots = 1024;
 module_param(ring_slots, uint, 0444);
 MODULE_PARM_DESC(ring_slots,
-		 "Staging slots of the offload ring (power of two, 1..65536)");
+		 "Staging slots of the offload ring (power of two, 1..32768)");
 
 static unsigned int ring_timeout_ms = 1000;
 module_param(ring_timeout_ms, uint, 0644);
