@@ -39,8 +39,10 @@ check: unit-check vm-check
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# Every scenario on the in-kernel path, then again with ozramd attached.
 vm-check: all
 	tests/vm/run-all
+	tests/vm/run-all --agent cpu
 
 bench: userspace
 	tools/ozram-bench/make-bench
