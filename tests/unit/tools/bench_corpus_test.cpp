@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
+#include <string>
 
 #include "corpus.hpp"
 #include "ozram/error.hpp"
@@ -12,7 +14,10 @@ namespace {
 
 class BenchCorpus : public ::testing::Test {
   protected:
-    const std::string path_ = ::testing::TempDir() + "ozram-bench-corpus-test.bin";
+    // One file per test and process: ctest runs several test processes at once.
+    const std::string path_ = ::testing::TempDir() + "ozram-bench-corpus-" +
+                              ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                              "-" + std::to_string(getpid()) + ".bin";
     void TearDown() override { std::remove(path_.c_str()); }
 
     void write(std::size_t bytes) {

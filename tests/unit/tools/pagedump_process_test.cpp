@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <vector>
 
 #include "process_dumper.hpp"
@@ -116,7 +117,11 @@ std::size_t count_zero_pages(const std::vector<std::uint8_t>& file) {
 
 class PagedumpProcess : public ::testing::Test {
   protected:
-    const std::string path_ = ::testing::TempDir() + "ozram-pagedump-test.bin";
+    // ctest runs each test in its own process, several at once: one file per
+    // test and process, or they overwrite each other's corpus.
+    const std::string path_ = ::testing::TempDir() + "ozram-pagedump-" +
+                              ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                              "-" + std::to_string(getpid()) + ".bin";
     void TearDown() override { std::remove(path_.c_str()); }
 
     ProcessDump dump(pid_t pid, const DumpLimits& limits) {
