@@ -31,7 +31,6 @@ class PageEncoder {
     struct Lz4State;
     std::unique_ptr<Lz4State> state_;
     std::size_t threshold_;
-    int capacity_;  // bytes LZ4 may write into the slot
     int acceleration_;
 };
 
