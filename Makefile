@@ -34,7 +34,7 @@ kmod: deps
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
 
-check: unit-check vm-check
+check: unit-check checkpatch vm-check
 
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
