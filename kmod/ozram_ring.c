@@ -321,6 +321,9 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 						    PAGE_SIZE, source, &ref);
 		break;
 	case OZRAM_RING_ENC_SAME_FILLED:
+		/* A slot keeps an unsigned long: a wider word would be cut. */
+		if (cqe->fill != (unsigned long)cqe->fill)
+			return false;
 		if (check && !page_is_filled_with(staged, cqe->fill))
 			return false;
 		ret = ozram_store_staged_same(rs->oz, rs->index,
@@ -510,7 +513,12 @@ static int ozram_ring_open(struct inode *inode, struct file *file)
 
 	mutex_lock(&ring.reap_mutex);
 	spin_lock(&ring.lock);
-	/* Start clean: whatever an old agent left in the queues is stale. */
+	/*
+	 * Start clean: whatever an old agent left in the queues is stale, and
+	 * the header page it could write to is the kernel's again.
+	 */
+	*(struct ozram_ring_header *)ring.mem = ring.geo;
+	WRITE_ONCE(ring.ctrl->sq_tail.value, ring.sq_tail);
 	WRITE_ONCE(ring.ctrl->sq_head.value, ring.sq_tail);
 	WRITE_ONCE(ring.ctrl->cq_tail.value, ring.cq_head);
 	WRITE_ONCE(ring.ctrl->cq_head.value, ring.cq_head);
@@ -582,6 +590,9 @@ static ssize_t ozram_ring_read(struct file *file, char __user *buf,
 					       !READ_ONCE(ring.attached));
 		if (ret)
 			return ret;
+		/* Woken because the agent detached: end of file. */
+		if (!READ_ONCE(ring.attached))
+			return 0;
 	}
 	pending = READ_ONCE(ring.ctrl->sq_tail.value) -
 		  READ_ONCE(ring.ctrl->sq_head.value);
