@@ -371,6 +371,38 @@ int main(int argc, char** argv) {
     for (k = 0; k < ROGUE_KINDS; k++)
         printf("rogue-agent: sent %s=%lu\n", kind_names[k], sent[k]);
     printf("rogue-agent: cq tail jumps=%u\n", jumps);
+
+    /*
+     * Leave a scribbled header page and SQ tail behind: the next agent must
+     * find them as the kernel wrote them.
+     */
+    ((struct ozram_ring_header*)rw)->magic = 0xdeadbeefU;
+    ((struct ozram_ring_header*)rw)->slots = 0;
+    ctrl->sq_tail.value += 12345;
+    /* The file is released only when no mapping holds it any more. */
+    munmap(staging, h.staging.size);
+    munmap(rw, h.staging.offset);
+    close(fd);
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "rogue-agent: reopen %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    rw = mmap(NULL, h.staging.offset, PROT_READ, MAP_SHARED, fd, 0);
+    if (rw == MAP_FAILED) {
+        perror("rogue-agent: mmap ring again");
+        return 1;
+    }
+    ctrl = (struct ozram_ring_ctrl*)(rw + h.ctrl.offset);
+    if (memcmp(rw, &h, sizeof(h)) != 0 ||
+        /* Writers may have queued pages since: at most a queue's worth. */
+        load_acquire(&ctrl->sq_tail.value) - load_acquire(&ctrl->sq_head.value) > h.sq_entries) {
+        fprintf(stderr, "rogue-agent: FAIL: the next agent sees the old agent's header or tail\n");
+        failed = 1;
+    } else {
+        printf("rogue-agent: header and SQ tail restored for the next agent\n");
+    }
+    munmap(rw, h.staging.offset);
     close(fd);
     return failed;
 }

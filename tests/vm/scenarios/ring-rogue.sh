@@ -57,6 +57,7 @@ wait $rogue || {
 cat /tmp/rogue.log
 grep -q 'second open refused with EBUSY' /tmp/rogue.log || fail "no EBUSY on the second open"
 grep -q 'writable staging mapping refused' /tmp/rogue.log || fail "writable staging not refused"
+grep -q 'header and SQ tail restored' /tmp/rogue.log || fail "the next agent saw the old agent's header"
 grep -q 'cq tail jumps=[1-9]' /tmp/rogue.log || fail "the rogue never jumped the CQ tail"
 check_eq "$(backend_field agent)" detached "agent state after the rogue closed the ring"
 check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the rogue closed the ring"
