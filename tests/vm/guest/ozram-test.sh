@@ -96,6 +96,21 @@ dev_setup() {
 
 dev_reset() { sysfs_set "$(sysdir "$1")/reset" 1; }
 
+# The workload whose counters the netlink and ozramctl scenarios compare with
+# sysfs, on device DEV (a path): 512 text pages, 100 zero pages, 64 random
+# pages, the last 8 of them discarded (notify_free), then all 676 read back.
+# Afterwards orig_data_size is 668 pages.
+known_workload() {
+	pagegen --pages 512 --kind text --seed 7 >/tmp/text.bin
+	pagegen --pages 100 --kind zero >/tmp/zero.bin
+	pagegen --pages 64 --kind random --seed 3 >/tmp/random.bin
+	dd if=/tmp/text.bin of="$1" bs=4096 oflag=direct 2>/dev/null
+	dd if=/tmp/zero.bin of="$1" bs=4096 seek=512 oflag=direct 2>/dev/null
+	dd if=/tmp/random.bin of="$1" bs=4096 seek=612 oflag=direct 2>/dev/null
+	blkdiscard -o $((668 * 4096)) -l $((8 * 4096)) "$1"
+	dd if="$1" of=/dev/null bs=4096 count=676 iflag=direct 2>/dev/null
+}
+
 md5() { md5sum "$1" | cut -d' ' -f1; }
 
 # Loads a module of the base image with its dependencies.

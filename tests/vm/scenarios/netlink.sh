@@ -33,15 +33,7 @@ check_eq "$(grep -c '^id=0 name=ozram0 disksize=0 initstate=0$' /tmp/devs.txt)" 
 
 step "a known workload"
 dev_setup 0 64M
-pagegen --pages 512 --kind text --seed 7 >/tmp/text.bin
-pagegen --pages 100 --kind zero >/tmp/zero.bin
-pagegen --pages 64 --kind random --seed 3 >/tmp/random.bin
-dd if=/tmp/text.bin of=$D bs=4096 oflag=direct 2>/dev/null
-dd if=/tmp/zero.bin of=$D bs=4096 seek=512 oflag=direct 2>/dev/null
-dd if=/tmp/random.bin of=$D bs=4096 seek=612 oflag=direct 2>/dev/null
-# Discard the last 8 random pages: notify_free counts them.
-blkdiscard -o $((668 * 4096)) -l $((8 * 4096)) $D
-dd if=$D of=/dev/null bs=4096 count=676 iflag=direct 2>/dev/null
+known_workload $D
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((668 * 4096)) \
 	"orig_data_size after 676 pages written and 8 discarded"
 

@@ -48,14 +48,7 @@ check_eq "$(ozramctl devices -j)" \
 
 step "a known workload"
 dev_setup 0 64M
-pagegen --pages 512 --kind text --seed 7 >/tmp/text.bin
-pagegen --pages 100 --kind zero >/tmp/zero.bin
-pagegen --pages 64 --kind random --seed 3 >/tmp/random.bin
-dd if=/tmp/text.bin of=$D bs=4096 oflag=direct 2>/dev/null
-dd if=/tmp/zero.bin of=$D bs=4096 seek=512 oflag=direct 2>/dev/null
-dd if=/tmp/random.bin of=$D bs=4096 seek=612 oflag=direct 2>/dev/null
-blkdiscard -o $((668 * 4096)) -l $((8 * 4096)) $D
-dd if=$D of=/dev/null bs=4096 count=676 iflag=direct 2>/dev/null
+known_workload $D
 
 step "stats -j of ozram0 equals sysfs"
 ozramctl stats -j ozram0 >/tmp/s.json
