@@ -30,6 +30,9 @@ load_failed() {
 }
 
 step "$SECONDS_TO_RUN s of concurrent load"
+# The writers open the device only while a dd runs, so between two rounds
+# nobody may hold it; hold it open here so that every reset below must fail.
+exec 9<$D
 (while running; do
 	dd if=/tmp/a.bin of=$D bs=64k oflag=direct 2>/dev/null || load_failed writer-a "dd"
 	count writer-a
@@ -56,7 +59,7 @@ r1=$!
 	ozram-genl-dump compact 0 >/dev/null || load_failed control "netlink compact"
 	sysfs-write $S/compact 1 >/dev/null || load_failed control "compact"
 	sysfs-write $S/idle all >/dev/null || load_failed control "idle"
-	# A reset must be refused while the writers hold the device open.
+	# A reset must be refused while the device is open (fd 9 above).
 	r=$(sysfs-write $S/reset 1 || true)
 	[ "$r" = EBUSY ] || load_failed control "reset of an open device gave $r"
 	count control
@@ -76,6 +79,7 @@ h1=$!
 for p in $w1 $w2 $r1 $m1 $h1; do
 	wait $p || fail "a load process (pid $p) failed"
 done
+exec 9<&-
 note "all load processes finished cleanly"
 for name in writer-a writer-b reader control hotplug; do
 	check_cmp "$(wc -l </tmp/rounds.$name)" -ge 2 "rounds of $name"
