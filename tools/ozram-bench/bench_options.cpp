@@ -44,7 +44,8 @@ constexpr unsigned MAX_THREADS = 4096;
 
 std::string usage_text() {
     return R"(usage: ozram-bench --input FILE [--backend cpu|scalar|gpu|all] [--threads N]
-                   [--batch PAGES] [--repeat N] [--max-pages N] [--json|--csv]
+                   [--batch PAGES] [--repeat N] [--max-pages N]
+                   [--huge-threshold BYTES] [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
@@ -60,6 +61,11 @@ ratio and the median compress and decompress throughput (10^9 input bytes/s).
   --batch PAGES      pages per batch (default 1024)
   --repeat N         passes over the corpus; medians are reported (default 5)
   --max-pages N      use only the first N pages of the corpus
+  --huge-threshold BYTES
+                     ozram's backends store a page raw when its LZ4 block
+                     is at least this long, as zram does (default 3072,
+                     zram's huge class); 4096 keeps every block that is
+                     shorter than the page, as liblz4's figures do
   --json             one JSON object per line
   --csv              a header line, then one line per row
   --print-crossover  calibrate the cost model and print the batch sizes from
@@ -96,6 +102,8 @@ Options parse_options(const std::vector<std::string>& args) {
             options.repeats = parse_number<unsigned>(arg, value(), 1, 1000);
         } else if (arg == "--max-pages") {
             options.max_pages = parse_number<std::size_t>(arg, value(), 1);
+        } else if (arg == "--huge-threshold") {
+            options.huge_threshold = parse_number<std::size_t>(arg, value(), 1, 4096);
         } else if (arg == "--json" || arg == "--csv") {
             const auto format = arg == "--json" ? OutputFormat::Json : OutputFormat::Csv;
             if (options.format != OutputFormat::Table && options.format != format) {

@@ -19,6 +19,8 @@ struct Options {
     std::size_t batch = 1024;
     unsigned repeats = 5;
     std::size_t max_pages = 0;  // 0: the whole corpus
+    // Pages whose LZ4 block is at least this long are stored raw (zram's rule).
+    std::size_t huge_threshold = 3072;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
     bool help = false;

@@ -64,14 +64,15 @@ int print_crossover() {
 }
 
 // The GPU codec, or nullptr (with the reason on stderr) when there is no GPU.
-std::unique_ptr<Codec> make_gpu_codec(std::size_t batch) {
+std::unique_ptr<Codec> make_gpu_codec(std::size_t batch, std::size_t huge_threshold) {
     const char* skip = "ozram-bench: gpu: skipped: ";
     if (!gpu_available()) {
         std::cerr << skip << "no usable CUDA device (or built without CUDA)\n";
         return nullptr;
     }
     try {
-        auto gpu = GpuBatchCompressor::create(GpuBatchConfig{.batch_size = batch});
+        auto gpu = GpuBatchCompressor::create(
+            GpuBatchConfig{.batch_size = batch, .huge_threshold = huge_threshold});
         return make_library_codec("gpu", std::move(gpu), 0);
     } catch (const Error& e) {
         if (e.code().value() != ENODEV) {
@@ -133,7 +134,7 @@ int run(const Options& options) {
 
     std::vector<std::unique_ptr<Codec>> codecs;
     if (all || options.backend == BackendChoice::Gpu) {
-        auto gpu = make_gpu_codec(options.batch);
+        auto gpu = make_gpu_codec(options.batch, options.huge_threshold);
         if (!gpu && !all) {
             std::cerr << "ozram-bench: --backend gpu needs a GPU\n";
             return EXIT_USAGE;
@@ -144,10 +145,17 @@ int run(const Options& options) {
     }
     if (all || options.backend == BackendChoice::Cpu) {
         codecs.push_back(make_library_codec(
-            "cpu", make_cpu_compressor(Backend::Simd, CpuConfig{.threads = threads}), threads));
+            "cpu",
+            make_cpu_compressor(Backend::Simd, CpuConfig{.threads = threads,
+                                                         .huge_threshold = options.huge_threshold}),
+            threads));
     }
     if (all || options.backend == BackendChoice::Scalar) {
-        codecs.push_back(make_library_codec("scalar", make_cpu_compressor(Backend::Scalar), 1));
+        codecs.push_back(make_library_codec(
+            "scalar",
+            make_cpu_compressor(Backend::Scalar,
+                                CpuConfig{.huge_threshold = options.huge_threshold}),
+            1));
     }
     codecs.push_back(make_liblz4_codec(1));
     if (threads > 1) {

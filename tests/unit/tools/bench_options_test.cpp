@@ -13,17 +13,20 @@ TEST(BenchOptions, Defaults) {
     EXPECT_EQ(o.batch, 1024U);
     EXPECT_EQ(o.repeats, 5U);
     EXPECT_EQ(o.max_pages, 0U);
+    EXPECT_EQ(o.huge_threshold, 3072U);
     EXPECT_EQ(o.format, OutputFormat::Table);
 }
 
 TEST(BenchOptions, ParsesEverything) {
-    const auto o = parse_options({"--input", "c.bin", "--backend", "scalar", "--threads", "8",
-                                  "--batch", "16", "--repeat", "3", "--max-pages", "100", "--csv"});
+    const auto o =
+        parse_options({"--input", "c.bin", "--backend", "scalar", "--threads", "8", "--batch", "16",
+                       "--repeat", "3", "--max-pages", "100", "--huge-threshold", "4096", "--csv"});
     EXPECT_EQ(o.backend, BackendChoice::Scalar);
     EXPECT_EQ(o.threads, 8U);
     EXPECT_EQ(o.batch, 16U);
     EXPECT_EQ(o.repeats, 3U);
     EXPECT_EQ(o.max_pages, 100U);
+    EXPECT_EQ(o.huge_threshold, 4096U);
     EXPECT_EQ(o.format, OutputFormat::Csv);
     EXPECT_EQ(parse_options({"--input", "x", "--backend", "gpu", "--json"}).format,
               OutputFormat::Json);
@@ -42,6 +45,8 @@ TEST(BenchOptions, BadCommandLinesAreUsageErrors) {
     EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "0"}), UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "99999999"}), UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "--threads", "0"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--huge-threshold", "0"}), UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--huge-threshold", "4097"}), UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "-1"}), UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "2x"}), UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "--json", "--csv"}), UsageError);
