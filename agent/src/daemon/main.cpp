@@ -56,19 +56,22 @@ std::unique_ptr<ring::RingTransport> attach(const Options& options) {
     }
 }
 
-CpuConfig cpu_config(const Config& config, const ring::RingView& view) {
+CpuConfig cpu_config(const Config& config) {
     CpuConfig cpu;
     cpu.threads = config.threads;
-    cpu.huge_threshold = std::min<std::size_t>(config.huge_threshold, view.header.huge_threshold);
+    cpu.huge_threshold = config.huge_threshold;
     return cpu;
 }
 
-std::unique_ptr<CompressorSet> build_compressors(const Options& options, const Config& config,
-                                                 const ring::RingView& view) {
+// Built before the agent attaches: the kernel routes pages to the ring from
+// the moment the ring is opened, and calibration, a GPU context and the
+// warm-up batches take far longer than ring_timeout_ms.  Nothing here needs
+// the ring: batches never exceed batch_size, and an LZ4 page above the
+// ring's huge threshold is completed raw by the drain loop.
+std::unique_ptr<CompressorSet> build_compressors(const Options& options, const Config& config) {
     set_active_cost_model(
         load_cost_model(options.cost_model_path, options.recalibrate, config.cost_overrides));
-    return std::make_unique<CompressorSet>(config.backend, cpu_config(config, view),
-                                           view.header.slots);
+    return std::make_unique<CompressorSet>(config.backend, cpu_config(config), config.batch_size);
 }
 
 void apply_batching(DrainLoop& loop, const Config& config) {
@@ -79,8 +82,7 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 }
 
 // SIGHUP: a bad file keeps the running settings.
-void reload(const Options& options, const ring::RingView& view, DrainLoop& loop,
-            std::unique_ptr<CompressorSet>& compressors) {
+void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors) {
     Config config;
     try {
         config = effective_config(options);
@@ -91,7 +93,7 @@ void reload(const Options& options, const ring::RingView& view, DrainLoop& loop,
     Options cached = options;
     cached.recalibrate = false;
     try {
-        auto fresh = build_compressors(cached, config, view);
+        auto fresh = build_compressors(cached, config);
         loop.set_picker(*fresh);
         compressors = std::move(fresh);
     } catch (const std::exception& error) {
@@ -108,6 +110,7 @@ int serve(const Options& options, const Config& initial) {
         log_error("--require-mlock: memory could not be locked");
         return EXIT_MLOCK;
     }
+    auto compressors = build_compressors(options, initial);
     std::unique_ptr<ring::RingTransport> transport;
     try {
         transport = attach(options);
@@ -123,7 +126,6 @@ int serve(const Options& options, const Config& initial) {
              " slots, ABI " + std::to_string(view.header.abi_major) + "." +
              std::to_string(view.header.abi_minor));
 
-    auto compressors = build_compressors(options, initial, view);
     DrainLoop loop(*transport, *compressors);
     apply_batching(loop, initial);
     report_ready(EXIT_OK);
@@ -131,7 +133,7 @@ int serve(const Options& options, const Config& initial) {
     SignalFlags& flags = signal_flags();
     while (!flags.stop) {
         if (flags.reload.exchange(false)) {
-            reload(options, view, loop, compressors);
+            reload(options, loop, compressors);
         }
         const Step step = loop.step(IDLE_TIMEOUT);
         if (step == Step::Stopping) {

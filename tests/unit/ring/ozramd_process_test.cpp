@@ -148,6 +148,30 @@ TEST(Ozramd, ServesAShmRingAndEveryPageVerifies) {
     EXPECT_NE(agent.log().find("the producer is stopping"), std::string::npos) << agent.log();
 }
 
+// The kernel hands pages to the agent from the moment it opens the ring, and
+// takes them back after ring_timeout_ms: the cost model (a calibration when
+// there is no cache) and the compressors come first.
+TEST(Ozramd, GetsReadyBeforeItAttaches) {
+    Scratch scratch;
+    std::remove(scratch.cost_model().c_str());  // no cache: it calibrates
+    const std::string name = unique_name("ready");
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 64;
+    auto ring = ShmRingOwner::create(name, geometry);
+    Ozramd agent(scratch, agent_args(scratch, name));
+    ozram::ringload::LoadPlan plan;
+    plan.pages = 200;
+    const auto report = ozram::ringload::run_load(*ring, ozram::ring::test::mixed_pages(50), plan);
+    EXPECT_EQ(report.pages, 200u);
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
+    const std::string log = agent.log();
+    const auto calibrated = log.find("calibrating the cost model");
+    const auto attached = log.find("attached to");
+    ASSERT_NE(calibrated, std::string::npos) << log;
+    ASSERT_NE(attached, std::string::npos) << log;
+    EXPECT_LT(calibrated, attached) << log;
+}
+
 TEST(Ozramd, SigtermFinishesTheBatchInFlightAndDetaches) {
     Scratch scratch;
     const std::string name = unique_name("sigterm");
