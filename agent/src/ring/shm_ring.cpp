@@ -103,6 +103,10 @@ std::unique_ptr<ShmRingOwner> ShmRingOwner::create(const std::string& name,
         rethrow(error, "cannot create shared memory '" + owner->name_ + "'");
     }
     auto* base = static_cast<std::uint8_t*>(owner->region_.get_address());
+    // Touch every page now, as the kernel's vmalloc'ed ring is populated when
+    // it is made: the first pass over the staging and output areas would
+    // otherwise take a page fault per page, on both sides, inside the run.
+    std::memset(base, 0, header.mapping_size + SIDE_AREA_SIZE);
     owner->side_ = new (base + header.mapping_size) ShmSideArea();
     owner->view_ = RingView::locate(header, base, base + header.staging.offset);
     auto* ctrl = owner->view_.ctrl;
