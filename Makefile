@@ -49,6 +49,7 @@ bench: userspace
 
 bench-vm: all
 	tests/vm/bench-vm
+	tests/vm/bench-vm --agent cpu --swap
 
 demo: all
 	tests/vm/demo

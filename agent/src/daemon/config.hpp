@@ -29,7 +29,7 @@ struct Config {
     std::uint32_t flush_us = 200;    // how long a partial batch waits to fill
     unsigned threads = 0;            // CPU backend threads, 0: every core
     BackendChoice backend = BackendChoice::Auto;
-    std::size_t huge_threshold = 3072;  // capped by the ring's own threshold
+    std::size_t huge_threshold = 4096;  // capped by the ring's: by default the ring decides
     LogLevel log_level = LogLevel::Info;
     // "key = value" lines for CostModel::parse(), from the cost.* keys.
     std::string cost_overrides;

@@ -123,7 +123,8 @@ int serve(const Options& options, const Config& initial) {
     }
     const ring::RingView& view = transport->view();
     log_info("attached to " + transport->describe() + ": " + std::to_string(view.header.slots) +
-             " slots, ABI " + std::to_string(view.header.abi_major) + "." +
+             " slots, LZ4 pages up to " + std::to_string(view.header.huge_threshold) +
+             " bytes, ABI " + std::to_string(view.header.abi_major) + "." +
              std::to_string(view.header.abi_minor));
 
     DrainLoop loop(*transport, *compressors);

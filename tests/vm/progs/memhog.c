@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < pages; i++)
         fill_hog_page(mem + i * PAGE_BYTES, seed, i);
     double t1 = now_s();
-    printf("memhog: wrote %llu MiB (%llu pages) in %.1f s\n", (unsigned long long)mb,
+    printf("memhog: wrote %llu MiB (%llu pages) in %.3f s\n", (unsigned long long)mb,
            (unsigned long long)pages, t1 - t0);
     fflush(stdout);
 
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     for (uint64_t p = 0; p < passes; p++) {
         double v0 = now_s();
         uint64_t b = verify(mem, pages, seed);
-        printf("memhog: verify pass %llu: %llu of %llu pages differ (%.1f s)\n",
+        printf("memhog: verify pass %llu: %llu of %llu pages differ (%.3f s)\n",
                (unsigned long long)p + 1, (unsigned long long)b, (unsigned long long)pages,
                now_s() - v0);
         fflush(stdout);
