@@ -51,7 +51,8 @@ static int ozram_genl_put_ring(struct sk_buff *skb,
 			 ring->verify_failures) ||
 	    put_ring_u64(skb, OZRAM_RING_ATTR_AGENT_ERRORS,
 			 ring->agent_errors) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_DRAINED, ring->drained)) {
+	    put_ring_u64(skb, OZRAM_RING_ATTR_DRAINED, ring->drained) ||
+	    put_ring_u64(skb, OZRAM_RING_ATTR_DEFERRED, ring->deferred)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

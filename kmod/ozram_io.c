@@ -279,14 +279,13 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 }
 
 static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
-			    const struct ozram_stage_ref *ref)
+			    gfp_t gfp, const struct ozram_stage_ref *ref)
 {
 	void *src = kmap_local_page(page);
 	int ret;
 
 	ret = ozram_commit_compressed(oz, index, src, PAGE_SIZE,
-				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_WAIT,
-				      ref);
+				      OZRAM_SRC_KERNEL_LZ4, gfp, ref);
 	kunmap_local(src);
 	return ret;
 }
@@ -324,15 +323,21 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 						      OZRAM_SRC_KERNEL_LZ4,
 						      OZRAM_GFP_WAIT, ref);
 		else
-			ret = ozram_commit_raw(oz, index, page, ref);
+			ret = ozram_commit_raw(oz, index, page, OZRAM_GFP_WAIT,
+					       ref);
 	}
 	kfree(copy);
 	return ret;
 }
 
-/* Compresses @page with the in-kernel LZ4 and stores it. */
+/*
+ * Compresses @page with the in-kernel LZ4 and stores it.  Without
+ * @may_reclaim, an allocation that would have to reclaim fails with -EAGAIN
+ * instead: the agent's context must never wait on reclaim.
+ */
 static int ozram_compress_inline(struct ozram *oz, struct page *page,
-				 u32 index, const struct ozram_stage_ref *ref)
+				 u32 index, bool may_reclaim,
+				 const struct ozram_stage_ref *ref)
 {
 	struct ozram_comp_stream *strm;
 	unsigned int len;
@@ -352,14 +357,15 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 
 	if (len >= ozram_huge_class_size) {
 		ozram_comp_stream_put();
-		return ozram_commit_raw(oz, index, page, ref);
+		return ozram_commit_raw(oz, index, page, may_reclaim ?
+					OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT, ref);
 	}
 
 	ret = ozram_commit_compressed(oz, index, strm->buffer, len,
 				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_NOWAIT,
 				      ref);
 	ozram_comp_stream_put();
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN && may_reclaim)
 		ret = ozram_compress_inline_slow(oz, page, index, ref);
 	return ret;
 }
@@ -373,26 +379,34 @@ static int ozram_store_page(struct ozram *oz, struct page *page, u32 index)
 {
 	if (!ozram_ring_stage(oz, index, page))
 		return 0;
-	return ozram_compress_inline(oz, page, index, NULL);
+	return ozram_compress_inline(oz, page, index, true, NULL);
 }
 
 /* ---- results for staged pages (called by ozram_ring.c) ---------------- */
 
+/*
+ * Both return -EAGAIN, storing nothing, when @may_reclaim is false and the
+ * storage cannot be had without reclaim; the ring then retries from its
+ * worker.
+ */
+
 /* Compresses the staged copy @page in the kernel: take-back and refusals. */
 int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
+			      bool may_reclaim,
 			      const struct ozram_stage_ref *ref)
 {
-	return ozram_compress_inline(oz, page, index, ref);
+	return ozram_compress_inline(oz, page, index, may_reclaim, ref);
 }
 
 /* Stores bytes an agent produced and the kernel checked. */
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
 				  const void *buf, unsigned int len,
-				  enum ozram_source source,
+				  enum ozram_source source, bool may_reclaim,
 				  const struct ozram_stage_ref *ref)
 {
 	return ozram_commit_compressed(oz, index, buf, len, source,
-				       OZRAM_GFP_WAIT, ref);
+				       may_reclaim ? OZRAM_GFP_WAIT :
+				       OZRAM_GFP_NOWAIT, ref);
 }
 
 int ozram_store_staged_same(struct ozram *oz, u32 index,

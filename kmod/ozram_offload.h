@@ -50,12 +50,16 @@ void ozram_ring_unlock_devices(void);
 /* Ring counters and agent state for a statistics snapshot. */
 void ozram_ring_snapshot(struct ozram_snapshot *snap);
 
-/* From ozram_io.c: store results on behalf of the ring. */
+/*
+ * From ozram_io.c: store results on behalf of the ring.  Without
+ * @may_reclaim they fail with -EAGAIN rather than enter reclaim.
+ */
 int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
+			      bool may_reclaim,
 			      const struct ozram_stage_ref *ref);
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
 				  const void *buf, unsigned int len,
-				  enum ozram_source source,
+				  enum ozram_source source, bool may_reclaim,
 				  const struct ozram_stage_ref *ref);
 int ozram_store_staged_same(struct ozram *oz, u32 index,
 			    unsigned long element,

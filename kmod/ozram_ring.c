@@ -81,6 +81,7 @@ struct ozram_ring_counters {
 	atomic64_t verify_failures;
 	atomic64_t agent_errors;
 	atomic64_t drained;
+	atomic64_t deferred;
 };
 
 struct ozram_ring_state {
@@ -118,6 +119,12 @@ struct ozram_ring_state {
 	void *copy_buf;		/* output bytes copied out of the mapping */
 	void *decode_buf;	/* LZ4 decoding of copy_buf */
 	u32 *takeback;		/* slots taken back in one pass */
+	/*
+	 * Slots (KERNEL) whose storing needed reclaim in the agent's context:
+	 * defer_work stores them.  Under lock.
+	 */
+	unsigned long *deferred;
+	struct work_struct defer_work;
 
 	/* At most one opener: the agent. */
 	atomic_t opened;
@@ -216,6 +223,7 @@ void ozram_ring_release(u32 slot)
 		ring.generations[slot]++;
 		ring.rslots[slot].state = OZRAM_RSLOT_FREE;
 		ring.rslots[slot].oz = NULL;
+		__clear_bit(slot, ring.deferred);
 		ring.free_stack[ring.nr_free++] = slot;
 	}
 	spin_unlock(&ring.lock);
@@ -254,16 +262,35 @@ void ozram_ring_unlock_devices(void)
  * no memory) leaves the page in its staging slot, still readable, until it
  * is overwritten, discarded or the device is reset: nothing is lost.
  */
-static void ozram_ring_store_inline(u32 slot, const struct ozram_rslot *rs)
+/*
+ * In the agent's context (@may_reclaim false) storage that needs reclaim is
+ * not waited for: the agent serves the memory pressure that reclaim would
+ * wait on.  The slot goes to defer_work, on the WQ_MEM_RECLAIM workqueue,
+ * which compresses the staged copy again and may reclaim.
+ */
+static void ozram_ring_defer(u32 slot)
+{
+	spin_lock(&ring.lock);
+	__set_bit(slot, ring.deferred);
+	spin_unlock(&ring.lock);
+	atomic64_inc(&ring.cnt.deferred);
+	queue_work(ring.wq, &ring.defer_work);
+}
+
+static void ozram_ring_store_inline(u32 slot, const struct ozram_rslot *rs,
+				    bool may_reclaim)
 {
 	struct ozram_stage_ref ref = { slot, rs->stage_gen };
 	void *data = ring_slot_addr(ring.staging, slot);
 	int ret;
 
 	ret = ozram_store_staged_inline(rs->oz, rs->index,
-					vmalloc_to_page(data), &ref);
+					vmalloc_to_page(data), may_reclaim,
+					&ref);
 	if (ret == -ESTALE)
 		atomic64_inc(&ring.cnt.stale);
+	else if (ret == -EAGAIN)
+		ozram_ring_defer(slot);
 }
 
 static bool page_is_filled_with(const void *page, u64 fill)
@@ -279,7 +306,8 @@ static bool page_is_filled_with(const void *page, u64 fill)
 
 /* Checks and stores an accepted completion; false if it must be redone. */
 static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
-				    const struct ozram_ring_cqe *cqe)
+				    const struct ozram_ring_cqe *cqe,
+				    bool may_reclaim)
 {
 	struct ozram_stage_ref ref = { slot, rs->stage_gen };
 	const void *staged = ring_slot_addr(ring.staging, slot);
@@ -305,12 +333,14 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 		if (cqe->length >= ozram_huge_class_size)
 			ret = ozram_store_staged_compressed(rs->oz, rs->index,
 							    staged, PAGE_SIZE,
-							    source, &ref);
+							    source, may_reclaim,
+							    &ref);
 		else
 			ret = ozram_store_staged_compressed(rs->oz, rs->index,
 							    ring.copy_buf,
 							    cqe->length,
-							    source, &ref);
+							    source, may_reclaim,
+							    &ref);
 		break;
 	case OZRAM_RING_ENC_RAW:
 		if (check && memcmp(ring_slot_addr(ring.output, slot), staged,
@@ -318,7 +348,8 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 			return false;
 		/* The staged copy is the page: store that, not the output. */
 		ret = ozram_store_staged_compressed(rs->oz, rs->index, staged,
-						    PAGE_SIZE, source, &ref);
+						    PAGE_SIZE, source,
+						    may_reclaim, &ref);
 		break;
 	case OZRAM_RING_ENC_SAME_FILLED:
 		/* A slot keeps an unsigned long: a wider word would be cut. */
@@ -334,13 +365,16 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 	}
 	if (ret == -ESTALE)
 		atomic64_inc(&ring.cnt.stale);
+	else if (ret == -EAGAIN)
+		ozram_ring_defer(slot);
 	else if (!ret)
 		atomic64_inc(&ring.cnt.completed);
 	return true;
 }
 
 /* One completion, already copied out of the mapping. */
-static void ozram_ring_handle_cqe(const struct ozram_ring_cqe *cqe)
+static void ozram_ring_handle_cqe(const struct ozram_ring_cqe *cqe,
+				  bool may_reclaim)
 {
 	enum ozram_ring_verdict verdict;
 	struct ozram_rslot rs;
@@ -368,17 +402,20 @@ static void ozram_ring_handle_cqe(const struct ozram_ring_cqe *cqe)
 		atomic64_inc(&ring.cnt.rejected);
 	} else if (cqe->status != OZRAM_RING_STATUS_OK) {
 		atomic64_inc(&ring.cnt.agent_errors);
-	} else if (!ozram_ring_store_result(cqe->slot, &rs, cqe)) {
+	} else if (!ozram_ring_store_result(cqe->slot, &rs, cqe, may_reclaim)) {
 		atomic64_inc(&ring.cnt.rejected);
 		atomic64_inc(&ring.cnt.verify_failures);
 	} else {
 		return;
 	}
-	ozram_ring_store_inline(cqe->slot, &rs);
+	ozram_ring_store_inline(cqe->slot, &rs, may_reclaim);
 }
 
-/* Reaps every completion the agent published; reap_mutex held. */
-static void ozram_ring_reap(void)
+/*
+ * Reaps every completion the agent published; reap_mutex held.  The agent's
+ * doorbell passes !@may_reclaim (see ozram_ring_defer()).
+ */
+static void ozram_ring_reap(bool may_reclaim)
 {
 	struct ozram_ring_cqe cqe, *shared;
 	u32 tail, n;
@@ -407,7 +444,7 @@ static void ozram_ring_reap(void)
 		cqe.flags = READ_ONCE(shared->flags);
 		cqe.fill = READ_ONCE(shared->fill);
 		ring.cq_head++;
-		ozram_ring_handle_cqe(&cqe);
+		ozram_ring_handle_cqe(&cqe, may_reclaim);
 		cond_resched();
 	}
 	/* Entries were read: the agent may reuse them. */
@@ -420,7 +457,8 @@ static void ozram_ring_reap(void)
  * time-out) and compresses them in the kernel; reap_mutex held.
  * Return: whether slots remain in flight.
  */
-static bool ozram_ring_take_back(bool all, atomic64_t *counter)
+static bool ozram_ring_take_back(bool all, atomic64_t *counter,
+				 bool may_reclaim)
 {
 	unsigned long deadline = ring_timeout_jiffies();
 	struct ozram_rslot rs;
@@ -451,7 +489,7 @@ static bool ozram_ring_take_back(bool all, atomic64_t *counter)
 		rs = ring.rslots[slot];
 		spin_unlock(&ring.lock);
 		if (rs.state == OZRAM_RSLOT_KERNEL && rs.oz)
-			ozram_ring_store_inline(slot, &rs);
+			ozram_ring_store_inline(slot, &rs, may_reclaim);
 		atomic64_inc(counter);
 		cond_resched();
 	}
@@ -464,15 +502,46 @@ static void ozram_ring_timeout_fn(struct work_struct *work)
 
 	mutex_lock(&ring.reap_mutex);
 	/* Completions the agent posted without a doorbell count first. */
-	ozram_ring_reap();
-	pending = ozram_ring_take_back(false, &ring.cnt.timeouts);
+	ozram_ring_reap(true);
+	pending = ozram_ring_take_back(false, &ring.cnt.timeouts, true);
 	mutex_unlock(&ring.reap_mutex);
 	if (pending)
 		queue_delayed_work(ring.wq, &ring.timeout_work,
 				   ring_timeout_jiffies() / 2 + 1);
 }
 
-/* The agent leaves (ioctl or close): no new pages, take back the rest. */
+/* Stores the slots deferred from the agent's context, one at a time. */
+static void ozram_ring_defer_fn(struct work_struct *work)
+{
+	struct ozram_rslot rs;
+	u32 slot;
+
+	for (;;) {
+		/* Dropped between slots: the agent's doorbell needs it too. */
+		mutex_lock(&ring.reap_mutex);
+		spin_lock(&ring.lock);
+		slot = find_first_bit(ring.deferred, ring.slots);
+		if (slot < ring.slots) {
+			__clear_bit(slot, ring.deferred);
+			rs = ring.rslots[slot];
+		}
+		spin_unlock(&ring.lock);
+		if (slot >= ring.slots) {
+			mutex_unlock(&ring.reap_mutex);
+			return;
+		}
+		/* Released slots leave the bitmap: this is still the page. */
+		if (rs.state == OZRAM_RSLOT_KERNEL && rs.oz)
+			ozram_ring_store_inline(slot, &rs, true);
+		mutex_unlock(&ring.reap_mutex);
+		cond_resched();
+	}
+}
+
+/*
+ * The agent leaves (ioctl or close): no new pages, take back the rest.  In
+ * the agent's context, so what needs reclaim is deferred.
+ */
 static void ozram_ring_detach(void)
 {
 	mutex_lock(&ring.reap_mutex);
@@ -482,8 +551,8 @@ static void ozram_ring_detach(void)
 	WRITE_ONCE(ring.ctrl->flags.value,
 		   OZRAM_RING_F_NEED_WAKEUP | OZRAM_RING_F_STOPPING);
 	spin_unlock(&ring.lock);
-	ozram_ring_reap();
-	ozram_ring_take_back(true, &ring.cnt.drained);
+	ozram_ring_reap(false);
+	ozram_ring_take_back(true, &ring.cnt.drained, false);
 	mutex_unlock(&ring.reap_mutex);
 	wake_up_interruptible(&ring.wait);
 }
@@ -605,7 +674,7 @@ static void ozram_ring_complete(void)
 {
 	mutex_lock(&ring.reap_mutex);
 	if (ring.attached)
-		ozram_ring_reap();
+		ozram_ring_reap(false);
 	mutex_unlock(&ring.reap_mutex);
 }
 
@@ -703,6 +772,7 @@ void ozram_ring_snapshot(struct ozram_snapshot *snap)
 	snap->ring.verify_failures = atomic64_read(&c->verify_failures);
 	snap->ring.agent_errors = atomic64_read(&c->agent_errors);
 	snap->ring.drained = atomic64_read(&c->drained);
+	snap->ring.deferred = atomic64_read(&c->deferred);
 }
 
 /* ---- module load and unload ----------------------------------------- */
@@ -726,6 +796,7 @@ static void ozram_ring_free(void)
 	kvfree(ring.rslots);
 	kvfree(ring.free_stack);
 	kvfree(ring.takeback);
+	bitmap_free(ring.deferred);
 	kfree(ring.copy_buf);
 	kfree(ring.decode_buf);
 	if (ring.wq)
@@ -759,6 +830,7 @@ int ozram_ring_init(void)
 	mutex_init(&ring.reap_mutex);
 	init_waitqueue_head(&ring.wait);
 	INIT_DELAYED_WORK(&ring.timeout_work, ozram_ring_timeout_fn);
+	INIT_WORK(&ring.defer_work, ozram_ring_defer_fn);
 	ring.slots = ring_slots;
 
 	/* Twice as many entries as slots: a taken-back slot may be queued twice. */
@@ -769,11 +841,13 @@ int ozram_ring_init(void)
 	ring.rslots = kvcalloc(ring.slots, sizeof(*ring.rslots), GFP_KERNEL);
 	ring.free_stack = kvcalloc(ring.slots, sizeof(u32), GFP_KERNEL);
 	ring.takeback = kvcalloc(ring.slots, sizeof(u32), GFP_KERNEL);
+	ring.deferred = bitmap_zalloc(ring.slots, GFP_KERNEL);
 	ring.copy_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	ring.decode_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	ring.wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
 	if (!ring.mem || !ring.generations || !ring.rslots ||
-	    !ring.free_stack || !ring.takeback || !ring.copy_buf ||
+	    !ring.free_stack || !ring.takeback || !ring.deferred ||
+	    !ring.copy_buf ||
 	    !ring.decode_buf || !ring.wq) {
 		ozram_ring_free();
 		return -ENOMEM;
@@ -806,5 +880,6 @@ void ozram_ring_exit(void)
 {
 	misc_deregister(&ozram_ring_misc);
 	cancel_delayed_work_sync(&ring.timeout_work);
+	cancel_work_sync(&ring.defer_work);
 	ozram_ring_free();
 }

@@ -56,6 +56,7 @@ struct ozram_ring_snapshot {
 	u64 verify_failures;
 	u64 agent_errors;
 	u64 drained;
+	u64 deferred;
 };
 
 /* A consistent copy of one device's numbers, in the units of the ABI. */

@@ -246,7 +246,7 @@ static ssize_t backend_stat_show(struct device *dev,
 			  "agent_pid: %u\nring_submitted: %llu\nring_completed: %llu\nring_rejected: %llu\n"
 			  "ring_stale: %llu\nring_verify_failures: %llu\nring_agent_errors: %llu\n"
 			  "ring_timeouts: %llu\nring_drained: %llu\nring_inline_fallbacks: %llu\n"
-			  "ring_batches: %llu\nring_occupancy: %llu\n",
+			  "ring_batches: %llu\nring_occupancy: %llu\nring_deferred: %llu\n",
 			  s.source_pages[OZRAM_SRC_KERNEL_LZ4],
 			  s.source_pages[OZRAM_SRC_AGENT_CPU],
 			  s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
@@ -256,7 +256,7 @@ static ssize_t backend_stat_show(struct device *dev,
 			  s.ring.rejected, s.ring.stale, s.ring.verify_failures,
 			  s.ring.agent_errors, s.ring.timeouts, s.ring.drained,
 			  s.ring.inline_fallbacks, s.ring.batches,
-			  s.ring.occupancy);
+			  s.ring.occupancy, s.ring.deferred);
 }
 
 static DEVICE_ATTR_RW(disksize);

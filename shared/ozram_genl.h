@@ -115,6 +115,10 @@ enum ozram_ring_attr {
 					  */
 	OZRAM_RING_ATTR_AGENT_ERRORS,	/* pages the agent gave back (-errno) */
 	OZRAM_RING_ATTR_DRAINED,	/* pages taken back on detach/close */
+	OZRAM_RING_ATTR_DEFERRED,	/* pages whose storing would have had
+					 * the agent wait on reclaim: stored
+					 * by the module's worker instead
+					 */
 
 	__OZRAM_RING_ATTR_MAX,
 	OZRAM_RING_ATTR_MAX = __OZRAM_RING_ATTR_MAX - 1

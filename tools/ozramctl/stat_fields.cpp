@@ -58,6 +58,7 @@ constexpr std::array FIELDS = {
               count},
     StatField{"agent_errors", ring, Source::nested_ring, OZRAM_RING_ATTR_AGENT_ERRORS, 64, count},
     StatField{"drained", ring, Source::nested_ring, OZRAM_RING_ATTR_DRAINED, 64, count},
+    StatField{"deferred", ring, Source::nested_ring, OZRAM_RING_ATTR_DEFERRED, 64, count},
 };
 
 }  // namespace
