@@ -118,13 +118,13 @@ struct ozram_ring_state {
 	u32 cq_head;
 	void *copy_buf;		/* output bytes copied out of the mapping */
 	void *decode_buf;	/* LZ4 decoding of copy_buf */
-	u32 *takeback;		/* slots taken back in one pass */
 	/*
-	 * Slots (KERNEL) whose storing needed reclaim in the agent's context:
-	 * defer_work stores them.  Under lock.
+	 * KERNEL slots that store_work compresses and stores, one per hold
+	 * of reap_mutex: taken back, drained, or deferred because storing
+	 * them needed reclaim in the agent's context.  Under lock.
 	 */
-	unsigned long *deferred;
-	struct work_struct defer_work;
+	unsigned long *to_store;
+	struct work_struct store_work;
 
 	/* At most one opener: the agent. */
 	atomic_t opened;
@@ -223,7 +223,7 @@ void ozram_ring_release(u32 slot)
 		ring.generations[slot]++;
 		ring.rslots[slot].state = OZRAM_RSLOT_FREE;
 		ring.rslots[slot].oz = NULL;
-		__clear_bit(slot, ring.deferred);
+		__clear_bit(slot, ring.to_store);
 		ring.free_stack[ring.nr_free++] = slot;
 	}
 	spin_unlock(&ring.lock);
@@ -265,16 +265,16 @@ void ozram_ring_unlock_devices(void)
 /*
  * In the agent's context (@may_reclaim false) storage that needs reclaim is
  * not waited for: the agent serves the memory pressure that reclaim would
- * wait on.  The slot goes to defer_work, on the WQ_MEM_RECLAIM workqueue,
+ * wait on.  The slot goes to store_work, on the WQ_MEM_RECLAIM workqueue,
  * which compresses the staged copy again and may reclaim.
  */
 static void ozram_ring_defer(u32 slot)
 {
 	spin_lock(&ring.lock);
-	__set_bit(slot, ring.deferred);
+	__set_bit(slot, ring.to_store);
 	spin_unlock(&ring.lock);
 	atomic64_inc(&ring.cnt.deferred);
-	queue_work(ring.wq, &ring.defer_work);
+	queue_work(ring.wq, &ring.store_work);
 }
 
 static void ozram_ring_store_inline(u32 slot, const struct ozram_rslot *rs,
@@ -454,16 +454,16 @@ static void ozram_ring_reap(bool may_reclaim)
 
 /*
  * Takes back the slots in flight (all of them, or those older than the
- * time-out) and compresses them in the kernel; reap_mutex held.
+ * time-out): they leave flight at once, and store_work compresses them in
+ * the kernel, one at a time, so that the agent's doorbell never waits for a
+ * whole pass.  reap_mutex held.
  * Return: whether slots remain in flight.
  */
-static bool ozram_ring_take_back(bool all, atomic64_t *counter,
-				 bool may_reclaim)
+static bool ozram_ring_take_back(bool all, atomic64_t *counter)
 {
 	unsigned long deadline = ring_timeout_jiffies();
-	struct ozram_rslot rs;
-	u32 slot, n = 0, i;
 	bool pending = false;
+	u32 slot, n = 0;
 
 	lockdep_assert_held(&ring.reap_mutex);
 	spin_lock(&ring.lock);
@@ -478,20 +478,13 @@ static bool ozram_ring_take_back(bool all, atomic64_t *counter,
 		}
 		ring.generations[slot]++;
 		r->state = OZRAM_RSLOT_KERNEL;
-		ring.takeback[n++] = slot;
+		__set_bit(slot, ring.to_store);
+		n++;
 	}
 	spin_unlock(&ring.lock);
-
-	for (i = 0; i < n; i++) {
-		slot = ring.takeback[i];
-		/* Only the holder of reap_mutex changes a KERNEL slot's owner. */
-		spin_lock(&ring.lock);
-		rs = ring.rslots[slot];
-		spin_unlock(&ring.lock);
-		if (rs.state == OZRAM_RSLOT_KERNEL && rs.oz)
-			ozram_ring_store_inline(slot, &rs, may_reclaim);
-		atomic64_inc(counter);
-		cond_resched();
+	if (n) {
+		atomic64_add(n, counter);
+		queue_work(ring.wq, &ring.store_work);
 	}
 	return pending;
 }
@@ -503,15 +496,15 @@ static void ozram_ring_timeout_fn(struct work_struct *work)
 	mutex_lock(&ring.reap_mutex);
 	/* Completions the agent posted without a doorbell count first. */
 	ozram_ring_reap(true);
-	pending = ozram_ring_take_back(false, &ring.cnt.timeouts, true);
+	pending = ozram_ring_take_back(false, &ring.cnt.timeouts);
 	mutex_unlock(&ring.reap_mutex);
 	if (pending)
 		queue_delayed_work(ring.wq, &ring.timeout_work,
 				   ring_timeout_jiffies() / 2 + 1);
 }
 
-/* Stores the slots deferred from the agent's context, one at a time. */
-static void ozram_ring_defer_fn(struct work_struct *work)
+/* Stores the slots queued in to_store, one at a time. */
+static void ozram_ring_store_fn(struct work_struct *work)
 {
 	struct ozram_rslot rs;
 	u32 slot;
@@ -520,9 +513,9 @@ static void ozram_ring_defer_fn(struct work_struct *work)
 		/* Dropped between slots: the agent's doorbell needs it too. */
 		mutex_lock(&ring.reap_mutex);
 		spin_lock(&ring.lock);
-		slot = find_first_bit(ring.deferred, ring.slots);
+		slot = find_first_bit(ring.to_store, ring.slots);
 		if (slot < ring.slots) {
-			__clear_bit(slot, ring.deferred);
+			__clear_bit(slot, ring.to_store);
 			rs = ring.rslots[slot];
 		}
 		spin_unlock(&ring.lock);
@@ -539,8 +532,8 @@ static void ozram_ring_defer_fn(struct work_struct *work)
 }
 
 /*
- * The agent leaves (ioctl or close): no new pages, take back the rest.  In
- * the agent's context, so what needs reclaim is deferred.
+ * The agent leaves (ioctl or close): no new pages, take back the rest for
+ * store_work.  In the agent's context, so what needs reclaim is deferred.
  */
 static void ozram_ring_detach(void)
 {
@@ -552,7 +545,7 @@ static void ozram_ring_detach(void)
 		   OZRAM_RING_F_NEED_WAKEUP | OZRAM_RING_F_STOPPING);
 	spin_unlock(&ring.lock);
 	ozram_ring_reap(false);
-	ozram_ring_take_back(true, &ring.cnt.drained, false);
+	ozram_ring_take_back(true, &ring.cnt.drained);
 	mutex_unlock(&ring.reap_mutex);
 	wake_up_interruptible(&ring.wait);
 }
@@ -795,8 +788,7 @@ static void ozram_ring_free(void)
 	kvfree(ring.generations);
 	kvfree(ring.rslots);
 	kvfree(ring.free_stack);
-	kvfree(ring.takeback);
-	bitmap_free(ring.deferred);
+	bitmap_free(ring.to_store);
 	kfree(ring.copy_buf);
 	kfree(ring.decode_buf);
 	if (ring.wq)
@@ -830,7 +822,7 @@ int ozram_ring_init(void)
 	mutex_init(&ring.reap_mutex);
 	init_waitqueue_head(&ring.wait);
 	INIT_DELAYED_WORK(&ring.timeout_work, ozram_ring_timeout_fn);
-	INIT_WORK(&ring.defer_work, ozram_ring_defer_fn);
+	INIT_WORK(&ring.store_work, ozram_ring_store_fn);
 	ring.slots = ring_slots;
 
 	/* Twice as many entries as slots: a taken-back slot may be queued twice. */
@@ -840,14 +832,12 @@ int ozram_ring_init(void)
 	ring.generations = kvcalloc(ring.slots, sizeof(u32), GFP_KERNEL);
 	ring.rslots = kvcalloc(ring.slots, sizeof(*ring.rslots), GFP_KERNEL);
 	ring.free_stack = kvcalloc(ring.slots, sizeof(u32), GFP_KERNEL);
-	ring.takeback = kvcalloc(ring.slots, sizeof(u32), GFP_KERNEL);
-	ring.deferred = bitmap_zalloc(ring.slots, GFP_KERNEL);
+	ring.to_store = bitmap_zalloc(ring.slots, GFP_KERNEL);
 	ring.copy_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	ring.decode_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	ring.wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
 	if (!ring.mem || !ring.generations || !ring.rslots ||
-	    !ring.free_stack || !ring.takeback || !ring.deferred ||
-	    !ring.copy_buf ||
+	    !ring.free_stack || !ring.to_store || !ring.copy_buf ||
 	    !ring.decode_buf || !ring.wq) {
 		ozram_ring_free();
 		return -ENOMEM;
@@ -880,6 +870,6 @@ void ozram_ring_exit(void)
 {
 	misc_deregister(&ozram_ring_misc);
 	cancel_delayed_work_sync(&ring.timeout_work);
-	cancel_work_sync(&ring.defer_work);
+	cancel_work_sync(&ring.store_work);
 	ozram_ring_free();
 }
