@@ -698,6 +698,16 @@ static long ozram_ring_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/* vm_flags is written through helpers from 6.3 on (see Kbuild). */
+static void ozram_vma_forbid_write(struct vm_area_struct *vma)
+{
+#ifdef OZRAM_HAVE_VM_FLAGS_CLEAR
+	vm_flags_clear(vma, VM_MAYWRITE);
+#else
+	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+}
+
 /*
  * Offset 0: [0, staging.offset) read-write (a shorter read-only mapping of
  * the header alone is fine).  Offset staging.offset: the staging area,
@@ -716,11 +726,11 @@ static int ozram_ring_mmap(struct file *file, struct vm_area_struct *vma)
 			return -EINVAL;
 		if (vma->vm_flags & VM_WRITE)
 			return -EPERM;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		ozram_vma_forbid_write(vma);
 	} else {
 		return -EINVAL;
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	/* Also marks the mapping VM_DONTEXPAND | VM_DONTDUMP. */
 	return remap_vmalloc_range(vma, ring.mem, vma->vm_pgoff);
 }
 
