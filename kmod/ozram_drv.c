@@ -359,6 +359,11 @@ static int __init ozram_init(void)
 	ret = ozram_genl_register();
 	if (ret)
 		goto out_devices;
+	ret = ozram_ring_register();
+	if (ret) {
+		ozram_genl_unregister();
+		goto out_devices;
+	}
 	return 0;
 
 out_devices:

@@ -25,6 +25,7 @@ struct ozram_stage_ref {
 
 /* Module load and unload: the ring memory and /dev/ozram-ring. */
 int ozram_ring_init(void);
+int ozram_ring_register(void);
 void ozram_ring_exit(void);
 
 /*

@@ -126,6 +126,7 @@ struct ozram_ring_state {
 	unsigned long *to_store;
 	struct work_struct store_work;
 
+	bool registered;	/* /dev/ozram-ring exists */
 	/* At most one opener: the agent. */
 	atomic_t opened;
 	/* The opener's file is being released (its pages drained). */
@@ -865,20 +866,30 @@ int ozram_ring_init(void)
 	for (slot = 0; slot < ring.slots; slot++)
 		ring.free_stack[slot] = ring.slots - 1 - slot;
 	ring.nr_free = ring.slots;
+	return 0;
+}
 
-	ret = misc_register(&ozram_ring_misc);
+/*
+ * The last step of module init: once the device exists an agent can open
+ * it and take a reference on the module, so nothing may fail after this.
+ */
+int ozram_ring_register(void)
+{
+	int ret = misc_register(&ozram_ring_misc);
+
 	if (ret) {
 		pr_err("cannot register /dev/ozram-ring: %d\n", ret);
-		ozram_ring_free();
 		return ret;
 	}
+	ring.registered = true;
 	return 0;
 }
 
 /* After every device is gone: nothing can be staged any more. */
 void ozram_ring_exit(void)
 {
-	misc_deregister(&ozram_ring_misc);
+	if (ring.registered)
+		misc_deregister(&ozram_ring_misc);
 	cancel_delayed_work_sync(&ring.timeout_work);
 	cancel_work_sync(&ring.store_work);
 	ozram_ring_free();
