@@ -48,7 +48,14 @@ MODULE_PARM_DESC(ring_slots,
 static unsigned int ring_timeout_ms = 1000;
 module_param(ring_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(ring_timeout_ms,
-		 "Milliseconds the agent may hold a page before the kernel compresses it (min 10)");
+		 "Milliseconds without progress from the agent before the kernel compresses the pages it holds (min 10)");
+
+/*
+ * A page is taken back after ring_timeout_ms when the agent made no
+ * progress in that time, and after this many times ring_timeout_ms even
+ * when it did: an agent that answers for some pages and never for others.
+ */
+#define OZRAM_RING_HARD_TIMEOUTS 8
 
 static bool verify = true;
 module_param(verify, bool, 0644);
@@ -116,6 +123,9 @@ struct ozram_ring_state {
 	 */
 	struct mutex reap_mutex;
 	u32 cq_head;
+	/* Progress of the agent: a completion reaped or sq_head moved. */
+	unsigned long last_progress;
+	u32 seen_sq_head;
 	void *copy_buf;		/* output bytes copied out of the mapping */
 	void *decode_buf;	/* LZ4 decoding of copy_buf */
 	/*
@@ -435,6 +445,7 @@ static void ozram_ring_reap(bool may_reclaim)
 		smp_store_release(&ring.ctrl->cq_head.value, ring.cq_head);
 		return;
 	}
+	ring.last_progress = jiffies;
 	while (n--) {
 		shared = &ring.cq[ring.cq_head & (ring.geo.cq_entries - 1)];
 		cqe.slot = READ_ONCE(shared->slot);
@@ -454,19 +465,29 @@ static void ozram_ring_reap(bool may_reclaim)
 }
 
 /*
- * Takes back the slots in flight (all of them, or those older than the
- * time-out): they leave flight at once, and store_work compresses them in
- * the kernel, one at a time, so that the agent's doorbell never waits for a
- * whole pass.  reap_mutex held.
+ * Takes back the slots in flight (all of them, or those past the time-out,
+ * see OZRAM_RING_HARD_TIMEOUTS): they leave flight at once, and store_work
+ * compresses them in the kernel, one at a time, so that the agent's doorbell
+ * never waits for a whole pass.  reap_mutex held.
  * Return: whether slots remain in flight.
  */
 static bool ozram_ring_take_back(bool all, atomic64_t *counter)
 {
-	unsigned long deadline = ring_timeout_jiffies();
+	unsigned long timeout = ring_timeout_jiffies();
+	unsigned long deadline = timeout;
 	bool pending = false;
-	u32 slot, n = 0;
+	u32 slot, n = 0, head;
 
 	lockdep_assert_held(&ring.reap_mutex);
+	/* The agent moving sq_head is progress too: it took pages. */
+	head = READ_ONCE(ring.ctrl->sq_head.value);
+	if (head != ring.seen_sq_head) {
+		ring.seen_sq_head = head;
+		ring.last_progress = jiffies;
+	}
+	/* A slow agent that keeps answering is waited for, up to a point. */
+	if (time_before(jiffies, ring.last_progress + timeout))
+		deadline = timeout * OZRAM_RING_HARD_TIMEOUTS;
 	spin_lock(&ring.lock);
 	for (slot = 0; slot < ring.slots; slot++) {
 		struct ozram_rslot *r = &ring.rslots[slot];
@@ -588,6 +609,8 @@ static int ozram_ring_open(struct inode *inode, struct file *file)
 	/* The kernel does not poll the CQ: the agent rings the doorbell. */
 	WRITE_ONCE(ring.ctrl->flags.value, OZRAM_RING_F_NEED_WAKEUP);
 	ring.agent_pid = task_tgid_vnr(current);
+	ring.last_progress = jiffies;
+	ring.seen_sq_head = READ_ONCE(ring.ctrl->sq_head.value);
 	ring.attached = true;
 	spin_unlock(&ring.lock);
 	mutex_unlock(&ring.reap_mutex);
