@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -117,6 +118,13 @@ std::string unique_name(const char* what) {
     return std::string("ozram-test-") + what + "-" + std::to_string(::getpid());
 }
 
+// A shared-memory ring of 64 slots, the size most of these tests need.
+std::unique_ptr<ShmRingOwner> make_ring(const std::string& name) {
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 64;
+    return ShmRingOwner::create(name, geometry);
+}
+
 std::vector<std::string> agent_args(const Scratch& scratch, const std::string& shm) {
     return {"--shm",        shm,
             "--config",     scratch.config(),
@@ -155,9 +163,7 @@ TEST(Ozramd, GetsReadyBeforeItAttaches) {
     Scratch scratch;
     std::remove(scratch.cost_model().c_str());  // no cache: it calibrates
     const std::string name = unique_name("ready");
-    ShmRingOwner::Geometry geometry;
-    geometry.slots = 64;
-    auto ring = ShmRingOwner::create(name, geometry);
+    auto ring = make_ring(name);
     Ozramd agent(scratch, agent_args(scratch, name));
     ozram::ringload::LoadPlan plan;
     plan.pages = 200;
@@ -175,9 +181,7 @@ TEST(Ozramd, GetsReadyBeforeItAttaches) {
 TEST(Ozramd, SigtermFinishesTheBatchInFlightAndDetaches) {
     Scratch scratch;
     const std::string name = unique_name("sigterm");
-    ShmRingOwner::Geometry geometry;
-    geometry.slots = 64;
-    auto ring = ShmRingOwner::create(name, geometry);
+    auto ring = make_ring(name);
     const std::uint32_t first_head = ring->view().ctrl->sq_head.value;
     Ozramd agent(scratch, agent_args(scratch, name));
     ozram::ring::RingProducer producer(ring->view());
@@ -363,9 +367,7 @@ namespace {
 TEST(Ozramd, AfterAnAgentCrashTheProducerTakesBackAndANewAgentServesOn) {
     Scratch scratch;
     const std::string name = unique_name("crash");
-    ShmRingOwner::Geometry geometry;
-    geometry.slots = 64;
-    auto ring = ShmRingOwner::create(name, geometry);
+    auto ring = make_ring(name);
     ozram::ring::RingProducer producer(ring->view());
     ozram::ringload::CompletionCheck check;
     const auto pages = ozram::ring::test::mixed_pages(64);
