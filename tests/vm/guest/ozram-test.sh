@@ -177,18 +177,23 @@ pid_alive() {
 		! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
 }
 
-# ring_settle [N]: waits (up to 60 s) until no page of device N (default 0)
-# waits in the offload ring, so that mm_stat no longer changes by itself.
-# Without an agent, or for stock zram, it returns at once.
+# ring_settle [N | SYSFS_DIR]: waits (up to 60 s) until no page of device N
+# (default 0; or of the disk whose sysfs directory is given, e.g. a compat=1
+# zramN) waits in the offload ring, so that mm_stat no longer changes by
+# itself.  Polls every 50 ms: scenarios time rounds with it.  Without an
+# agent, or for stock zram, it returns at once.
 ring_settle() {
-	f=$(sysdir "${1:-0}")/backend_stat
+	case ${1:-0} in
+	/*) f=$1/backend_stat ;;
+	*) f=$(sysdir "${1:-0}")/backend_stat ;;
+	esac
 	[ -r "$f" ] || return 0
 	i=0
 	while [ "$(sed -n 's/^staged: //p' "$f")" != 0 ] &&
 		grep -q '^staged: ' "$f"; do
 		i=$((i + 1))
-		[ $i -le 600 ] || fail "pages still staged after 60 s"
-		sleep 0.1
+		[ $i -le 1200 ] || fail "pages still staged after 60 s: $(sed -n 's/^staged: //p' "$f")"
+		sleep 0.05
 	done
 }
 

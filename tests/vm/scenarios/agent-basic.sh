@@ -9,16 +9,6 @@
 S=$(sysdir 0)
 D=$(dev 0)
 
-# ring_idle: waits up to 30 s until no page is staged any more.
-ring_idle() {
-	i=0
-	while [ "$(backend_field ring_occupancy)" != 0 ]; do
-		i=$((i + 1))
-		[ $i -le 300 ] || fail "pages still staged after 30 s: $(backend_field ring_occupancy)"
-		sleep 0.1
-	done
-}
-
 step "the agent is attached"
 check_eq "$(backend_field agent)" attached "backend_stat agent"
 check_eq "$(backend_field agent_pid)" "$(agent_pid)" "backend_stat agent_pid"
@@ -31,7 +21,7 @@ pagegen --pages 4096 --seed 3 >/tmp/mixed.bin
 dd if=/tmp/mixed.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
 # Read back at once: some pages may still be staged.
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/mixed.bin)" "read back right after the write"
-ring_idle
+ring_settle 0
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/mixed.bin)" "read back after the agent completed"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
 check_cmp "$(backend_field agent_cpu)" -gt 0 "pages compressed by the agent (agent_cpu)"
@@ -47,13 +37,13 @@ pagegen --pages 4096 --seed 4 >/tmp/mixed2.bin
 dd if=/tmp/mixed2.bin of=$D bs=4096 oflag=direct 2>/dev/null || fail "overwrite failed"
 blkdiscard -o 0 -l 1048576 $D 2>/dev/null || fail "blkdiscard failed"
 dd if=/dev/zero of=/tmp/mixed2.bin bs=1M count=1 conv=notrunc 2>/dev/null
-ring_idle
+ring_settle 0
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/mixed2.bin)" "overwritten and discarded pages"
 
 step "verify off costs nothing in correctness for an honest agent"
 echo 0 >/sys/module/ozram/parameters/verify
 dd if=/tmp/mixed.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
-ring_idle
+ring_settle 0
 echo 1 >/sys/module/ozram/parameters/verify
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/mixed.bin)" "written with verify=0"
 

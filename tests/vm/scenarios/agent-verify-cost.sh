@@ -12,15 +12,11 @@ P=/sys/module/ozram/parameters
 
 uptime_cs() { awk '{ split($1, t, "."); print t[1] * 100 + t[2] }' /proc/uptime; }
 
-ring_idle() {
-	while [ "$(backend_field ring_occupancy)" != 0 ]; do sleep 0.05; done
-}
-
 dev_setup 0 64M
 pagegen --pages 8192 --seed 9 >/tmp/mixed.bin
 # Warm up: the agent calibrates on its first batches.
 dd if=/tmp/mixed.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
-ring_idle
+ring_settle 0
 
 for round in 1 2 3; do
 	for v in 1 0; do
@@ -28,7 +24,7 @@ for round in 1 2 3; do
 		before=$(backend_field ring_completed)
 		t0=$(uptime_cs)
 		dd if=/tmp/mixed.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
-		ring_idle
+		ring_settle 0
 		t1=$(uptime_cs)
 		done_=$(($(backend_field ring_completed) - before))
 		echo "verify=$v round=$round: $(((t1 - t0) * 10)) ms, $done_ pages completed by the agent"

@@ -34,12 +34,7 @@ grep -q "^$d  *lz4  *67108864" /tmp/list || fail "zramctl does not list $d with 
 pagegen --pages 4096 --seed 17 >/tmp/m.bin
 dd if=/tmp/m.bin of=$d bs=1M oflag=direct 2>/dev/null || fail "write to $d failed"
 check_eq "$(dd if=$d bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/m.bin)" "data on $d"
-i=0
-while [ "$(sed -n 's/^ring_occupancy: //p' /sys/block/zram$n/backend_stat)" != 0 ]; do
-	i=$((i + 1))
-	[ $i -le 300 ] || fail "pages still staged after 30 s"
-	sleep 0.1
-done
+ring_settle /sys/block/zram$n
 note "backend_stat: $(tr '\n' ' ' </sys/block/zram$n/backend_stat)"
 check_cmp "$(sed -n 's/^agent_cpu: //p' /sys/block/zram$n/backend_stat)" -gt 0 "agent_cpu on $d"
 zramctl --reset $d || fail "zramctl --reset failed"
