@@ -1,6 +1,7 @@
 // A small GPU test for compute-sanitizer (memcheck, racecheck): a few
-// hundred pages through the pipeline and a few hundred malformed blocks
-// through the device decoder, quick enough under instrumentation.
+// hundred pages through the pipeline (copied, and read in place) and a few
+// hundred malformed blocks through the device decoder, quick enough under
+// instrumentation.
 #include <random>
 
 #include "device_kernels.hpp"
@@ -24,6 +25,22 @@ TEST_F(GpuSanitize, CompressAndDecompressACorpus) {
     const auto restored = gpu->decompress_batch(batch);
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
+}
+
+// The gather kernel reads registered host memory: memcheck sees its loads.
+TEST_F(GpuSanitize, CompressPagesReadInPlace) {
+    const auto pages = corpus_pages(100);
+    AlignedPages memory(pages);
+    GpuBatchConfig config;
+    config.batch_size = 64;
+    config.ring_buffer_slots = 2;
+    auto gpu = GpuBatchCompressor::create(config);
+    ASSERT_TRUE(gpu->register_host_region(memory.span()));
+    BatchResult batch;
+    gpu->compress(memory.pointers(), batch);
+    EXPECT_EQ(count_wrong_pages(batch, pages), 0u);
+    EXPECT_EQ(gpu->pages_read_in_place(), pages.size());
     EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <lz4.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "ozram/gpu.hpp"
@@ -28,6 +31,32 @@ inline std::vector<const std::uint8_t*> pointers_to(const std::vector<TestPage>&
         pointers.push_back(page.data());
     return pointers;
 }
+
+// Page-aligned heap memory holding copies of `pages`.
+struct AlignedPages {
+    explicit AlignedPages(const std::vector<TestPage>& pages)
+        : count(pages.size()),
+          bytes(static_cast<std::uint8_t*>(std::aligned_alloc(PAGE_SIZE, count * PAGE_SIZE))) {
+        for (std::size_t i = 0; i < count; ++i)
+            std::memcpy(page(i), pages[i].data(), PAGE_SIZE);
+    }
+    [[nodiscard]] std::uint8_t* page(std::size_t i) const { return bytes.get() + i * PAGE_SIZE; }
+    [[nodiscard]] std::span<const std::uint8_t> span() const {
+        return {bytes.get(), count * PAGE_SIZE};
+    }
+    [[nodiscard]] std::vector<const std::uint8_t*> pointers() const {
+        std::vector<const std::uint8_t*> all;
+        for (std::size_t i = 0; i < count; ++i)
+            all.push_back(page(i));
+        return all;
+    }
+
+    struct Free {
+        void operator()(std::uint8_t* p) const { std::free(p); }
+    };
+    std::size_t count;
+    std::unique_ptr<std::uint8_t, Free> bytes;
+};
 
 inline std::vector<TestPage> corpus_pages(std::size_t real) {
     std::vector<TestPage> pages;

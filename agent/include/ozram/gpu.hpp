@@ -74,6 +74,23 @@ class GpuBatchCompressor : public PageCompressor {
     // each kind of failure is also logged to stderr once.
     [[nodiscard]] std::uint64_t fallback_batches() const;
 
+    // Lets the device read the pages that lie in `region` where they are,
+    // over the bus, instead of the host first copying each into a pinned
+    // buffer.  The region is registered with the CUDA driver (page-locked,
+    // mapped, read-only where the device allows) until unregistered or the
+    // compressor ends; the caller keeps it mapped until then.  Returns
+    // false, and logs the driver's reason, when the driver refuses it (some
+    // mappings cannot be pinned); its pages are then copied as before.
+    // Throws Error(EEXIST) when it overlaps a registered region.
+    bool register_host_region(std::span<const std::uint8_t> region);
+    // Gives a region back to the driver; false if `base` starts none.
+    bool unregister_host_region(const std::uint8_t* base);
+    // Compressed pages the device read in place, and pages the host copied
+    // into pinned buffers first (a chunk is read in place only if all of its
+    // pages are in registered regions, 16-byte aligned).
+    [[nodiscard]] std::uint64_t pages_read_in_place() const;
+    [[nodiscard]] std::uint64_t pages_copied() const;
+
     struct Impl;
 
   private:

@@ -6,8 +6,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpu/cuda_call.hpp"
+#include "gpu/host_regions.hpp"
 #include "gpu/slot_pipeline.hpp"
 #include "lz4_kernels.hpp"
 #include "ozram/cost_model.hpp"
@@ -93,10 +95,79 @@ struct GpuBatchCompressor::Impl {
     std::map<int, std::uint64_t> failures;      // by cudaError_t
     std::uint64_t fallback_batches = 0;         // batches the CPU finished
     int device_resets = 0;
+    gpu::HostRegions host_regions;  // registered memory the device reads in place
+    std::uint64_t pages_in_place = 0;
+    std::uint64_t pages_copied = 0;
 
     Impl(const GpuBatchConfig& c, GpuDeviceInfo d) : config(c), device(std::move(d)) {
         select_device();
         pipeline.emplace(config.batch_size, config.ring_buffer_slots, config.async_dma);
+    }
+
+    ~Impl() {
+        for (const gpu::HostRegion& region : host_regions.regions())
+            cudaHostUnregister(const_cast<std::uint8_t*>(region.host));
+    }
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+
+    // Registers `region` with the driver and returns the device address of
+    // its first byte, or the driver's reason for refusing.  Read-only where
+    // the device supports it: the agent maps the kernel's staging area
+    // read-only, and pinning it for writing would fail.
+    std::optional<std::uint64_t> pin_and_map(std::span<const std::uint8_t> region,
+                                             std::string& why) const {
+        select_device();
+        int read_only = 0;
+        if (cudaDeviceGetAttribute(&read_only, cudaDevAttrHostRegisterReadOnlySupported,
+                                   config.device_index) != cudaSuccess) {
+            read_only = 0;
+        }
+        const unsigned flags = cudaHostRegisterMapped | (read_only ? cudaHostRegisterReadOnly : 0u);
+        void* host = const_cast<std::uint8_t*>(region.data());
+        cudaError_t result = cudaHostRegister(host, region.size(), flags);
+        if (result == cudaSuccess) {
+            void* device_address = nullptr;
+            result = cudaHostGetDevicePointer(&device_address, host, 0);
+            if (result == cudaSuccess)
+                return reinterpret_cast<std::uint64_t>(device_address);
+            cudaHostUnregister(host);
+        }
+        cudaGetLastError();  // neither failure is sticky; do not leave it for the next call
+        why = std::string(cudaGetErrorName(result)) + " (" + cudaGetErrorString(result) + ")";
+        return std::nullopt;
+    }
+
+    // After cudaDeviceReset the driver has forgotten every registration.
+    void register_regions_again() {
+        const std::vector<gpu::HostRegion> known(host_regions.regions().begin(),
+                                                 host_regions.regions().end());
+        for (const gpu::HostRegion& region : known) {
+            host_regions.remove(region.host);
+            std::string why;
+            const auto address = pin_and_map({region.host, region.bytes}, why);
+            if (address) {
+                host_regions.add({region.host, region.bytes, *address});
+            } else {
+                warn("after the device reset, a host region of " + std::to_string(region.bytes) +
+                     " bytes could not be registered again (" + why +
+                     "); its pages are copied from now on");
+            }
+        }
+    }
+
+    // Fills slot.host_sources and returns true when the device can read
+    // every page of the chunk in place.
+    bool find_in_place(std::span<const std::uint8_t* const> chunk, gpu::Slot& slot) const {
+        if (host_regions.empty())
+            return false;
+        for (std::size_t i = 0; i < chunk.size(); ++i) {
+            const auto address = host_regions.device_address(chunk[i], PAGE_SIZE);
+            if (!address)
+                return false;
+            slot.host_sources.data()[i] = *address;
+        }
+        return true;
     }
 
     void select_device() const {
@@ -120,19 +191,31 @@ struct GpuBatchCompressor::Impl {
     void compress_on_device(std::span<const std::uint8_t* const> pages, BatchResult& out) {
         select_device();
         const std::uint32_t threshold = huge_threshold();
+        std::uint64_t in_place = 0;
+        std::uint64_t copied = 0;
         const gpu::StageTimes times = pipeline->run(
             pages.size(), false,
             [&](gpu::Slot& slot) {
+                const auto chunk = pages.subspan(slot.first, slot.count);
+                if (find_in_place(chunk, slot)) {
+                    slot.gather = true;
+                    return;
+                }
                 for (std::size_t i = 0; i < slot.count; ++i)
-                    std::memcpy(slot.host_in.data() + i * PAGE_SIZE, pages[slot.first + i],
-                                PAGE_SIZE);
+                    std::memcpy(slot.host_in.data() + i * PAGE_SIZE, chunk[i], PAGE_SIZE);
             },
             [&](gpu::Slot& slot, cudaStream_t stream) {
                 return kernels::launch_compress_pages(
                     slot.device_in.data(), slot.device_out.data(), slot.device_descriptors.data(),
                     static_cast<std::uint32_t>(slot.count), threshold, stream);
             },
-            [&](const gpu::Slot& slot) { unpack_compressed(slot, out); });
+            [&](const gpu::Slot& slot) {
+                unpack_compressed(slot, out);
+                (slot.gather ? in_place : copied) += slot.count;
+            });
+        // Counted only for a batch the device finished (a failed one is redone on the CPU).
+        pages_in_place += in_place;
+        pages_copied += copied;
         out.h2d_time_ns = times.h2d_ns;
         out.kernel_time_ns = times.kernel_ns;
         out.d2h_time_ns = times.d2h_ns;
@@ -224,6 +307,7 @@ struct GpuBatchCompressor::Impl {
                 gpu::cuda_check(cudaDeviceReset(), "cudaDeviceReset");
                 select_device();
                 pipeline.emplace(config.batch_size, config.ring_buffer_slots, config.async_dma);
+                register_regions_again();
                 return;
             } catch (const gpu::CudaFailure& again) {
                 pipeline.reset();
@@ -341,6 +425,36 @@ const GpuDeviceInfo& GpuBatchCompressor::device() const {
 }
 std::uint64_t GpuBatchCompressor::fallback_batches() const {
     return impl_->fallback_batches;
+}
+
+bool GpuBatchCompressor::register_host_region(std::span<const std::uint8_t> region) {
+    impl_->host_regions.check_can_add(region.data(), region.size());
+    if (!impl_->pipeline)
+        return false;  // the GPU was given up: nothing reads the region
+    std::string why;
+    const auto address = impl_->pin_and_map(region, why);
+    if (!address) {
+        warn("the GPU cannot read a host region of " + std::to_string(region.size()) +
+             " bytes in place: cudaHostRegister: " + why + "; its pages are copied");
+        return false;
+    }
+    impl_->host_regions.add({region.data(), region.size(), *address});
+    return true;
+}
+
+bool GpuBatchCompressor::unregister_host_region(const std::uint8_t* base) {
+    if (!impl_->host_regions.remove(base))
+        return false;
+    cudaHostUnregister(const_cast<std::uint8_t*>(base));
+    cudaGetLastError();  // after a failed device reset this fails too, harmlessly
+    return true;
+}
+
+std::uint64_t GpuBatchCompressor::pages_read_in_place() const {
+    return impl_->pages_in_place;
+}
+std::uint64_t GpuBatchCompressor::pages_copied() const {
+    return impl_->pages_copied;
 }
 
 }  // namespace ozram

@@ -54,5 +54,17 @@ const GpuDeviceInfo& GpuBatchCompressor::device() const {
 std::uint64_t GpuBatchCompressor::fallback_batches() const {
     no_cuda();
 }
+bool GpuBatchCompressor::register_host_region(std::span<const std::uint8_t>) {
+    no_cuda();
+}
+bool GpuBatchCompressor::unregister_host_region(const std::uint8_t*) {
+    no_cuda();
+}
+std::uint64_t GpuBatchCompressor::pages_read_in_place() const {
+    no_cuda();
+}
+std::uint64_t GpuBatchCompressor::pages_copied() const {
+    no_cuda();
+}
 
 }  // namespace ozram

@@ -6,9 +6,11 @@ Slot::Slot(std::size_t pages, bool pinned)
     : host_in(pages * PAGE_BYTES, pinned),
       host_out(pages * PAGE_BYTES, pinned),
       host_descriptors(pages, pinned),
+      host_sources(pages, pinned),
       device_in(pages * PAGE_BYTES),
       device_out(pages * PAGE_BYTES),
-      device_descriptors(pages) {}
+      device_descriptors(pages),
+      device_sources(pages) {}
 
 SlotPipeline::SlotPipeline(std::size_t batch_pages, std::size_t slots, bool async)
     : batch_pages_(batch_pages), async_(async) {

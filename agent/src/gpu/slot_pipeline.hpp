@@ -7,6 +7,8 @@
 //   d2h stream:                       [download k]         [download k+1]
 //
 // ordered by events, while the host packs chunk k+1 into its pinned slot.
+// A chunk whose pages all lie in registered host memory is not packed: its
+// upload is the gather kernel, which reads the pages in place.
 // A slot is reused only after its download finished.  See Documentation/gpu.md.
 #pragma once
 
@@ -17,6 +19,7 @@
 
 #include "gpu/cuda_resources.hpp"
 #include "lz4_kernels.hpp"
+#include "page_gather.hpp"
 
 namespace ozram::gpu {
 
@@ -29,14 +32,19 @@ struct Slot {
     HostBuffer<std::uint8_t> host_in;   // pages, or compressed slots
     HostBuffer<std::uint8_t> host_out;  // compressed slots, or pages
     HostBuffer<PageDescriptor> host_descriptors;
+    HostBuffer<std::uint64_t> host_sources;  // device addresses of pages read in place
     DeviceBuffer<std::uint8_t> device_in;
     DeviceBuffer<std::uint8_t> device_out;
     DeviceBuffer<PageDescriptor> device_descriptors;
+    DeviceBuffer<std::uint64_t> device_sources;
     Event h2d_begin, h2d_end, kernel_begin, kernel_end, d2h_begin, d2h_end;
 
     // The chunk the slot holds: pages [first, first + count) of the batch.
     std::size_t first = 0;
     std::size_t count = 0;
+    // Set by pack(): the chunk's pages are read in place through
+    // host_sources, and host_in is unused.
+    bool gather = false;
     bool in_flight = false;
 };
 
@@ -54,7 +62,8 @@ class SlotPipeline {
     SlotPipeline(std::size_t batch_pages, std::size_t slots, bool async);
 
     // Runs a batch of total_pages pages through the slots:
-    //   pack(slot):            fill host_in (and host_descriptors) for the chunk
+    //   pack(slot):            fill host_in (and host_descriptors) for the chunk,
+    //                          or host_sources with gather set
     //   launch(slot, stream):  enqueue the kernel, return its launch error
     //   unpack(slot):          read host_out and host_descriptors
     // Descriptors are uploaded too when upload_descriptors (decompression).
@@ -71,6 +80,7 @@ class SlotPipeline {
             slot.first = next;
             slot.count = std::min(batch_pages_, total_pages - next);
             next += slot.count;
+            slot.gather = false;
             pack(slot);
             submit(slot, upload_descriptors, launch);
         }
@@ -93,9 +103,20 @@ class SlotPipeline {
         cudaStream_t up = h2d_.get(), compute = compute_.get(), down = d2h_.get();
 
         cuda_check(cudaEventRecord(slot.h2d_begin.get(), up), "cudaEventRecord");
-        cuda_check(cudaMemcpyAsync(slot.device_in.data(), slot.host_in.data(), bytes,
-                                   cudaMemcpyHostToDevice, up),
-                   "cudaMemcpyAsync (upload)");
+        if (slot.gather) {
+            cuda_check(
+                cudaMemcpyAsync(slot.device_sources.data(), slot.host_sources.data(),
+                                slot.count * sizeof(std::uint64_t), cudaMemcpyHostToDevice, up),
+                "cudaMemcpyAsync (upload page addresses)");
+            cuda_check(
+                kernels::launch_gather_pages(slot.device_sources.data(), slot.device_in.data(),
+                                             static_cast<std::uint32_t>(slot.count), up),
+                "gather kernel launch");
+        } else {
+            cuda_check(cudaMemcpyAsync(slot.device_in.data(), slot.host_in.data(), bytes,
+                                       cudaMemcpyHostToDevice, up),
+                       "cudaMemcpyAsync (upload)");
+        }
         if (upload_descriptors) {
             cuda_check(cudaMemcpyAsync(slot.device_descriptors.data(), slot.host_descriptors.data(),
                                        descriptor_bytes, cudaMemcpyHostToDevice, up),
