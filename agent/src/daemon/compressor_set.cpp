@@ -1,5 +1,6 @@
 #include "compressor_set.hpp"
 
+#include <string>
 #include <vector>
 
 #include "log.hpp"
@@ -71,6 +72,35 @@ CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::si
     if (gpu_) {
         warm_up(*gpu_, pages);
     }
+}
+
+void CompressorSet::read_staging_in_place(std::span<const std::uint8_t> staging) {
+    if (!gpu_ || staging_ != nullptr) {
+        return;
+    }
+    const std::string size = std::to_string(staging.size() >> 20) + " MiB";
+    if (gpu_->register_host_region(staging)) {
+        staging_ = staging.data();
+        log_info("the GPU reads staged pages in place (" + size + " registered)");
+    } else {
+        log_info("the GPU copies staged pages through pinned buffers (" + size +
+                 " could not be registered)");
+    }
+}
+
+void CompressorSet::release_staging() {
+    if (gpu_ && staging_ != nullptr) {
+        gpu_->unregister_host_region(staging_);
+    }
+    staging_ = nullptr;
+}
+
+std::uint64_t CompressorSet::gpu_pages_in_place() const {
+    return gpu_ ? gpu_->pages_read_in_place() : 0;
+}
+
+std::uint64_t CompressorSet::gpu_pages_copied() const {
+    return gpu_ ? gpu_->pages_copied() : 0;
 }
 
 PageCompressor& CompressorSet::pick(std::size_t pages) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "config.hpp"
 #include "ozram/backend.hpp"
@@ -32,6 +33,17 @@ class CompressorSet final : public CompressorPicker {
     [[nodiscard]] PageCompressor& pick(std::size_t pages) override;
 
     [[nodiscard]] bool has_gpu() const { return gpu_ != nullptr; }
+
+    // Lets the GPU read pages in `staging` (the ring's staging area) where
+    // they are, without the copy into pinned buffers, if the CUDA driver can
+    // register that memory; logs which way the pages go.  Nothing without a
+    // GPU.  Undone by release_staging(), which must come before the ring is
+    // unmapped.
+    void read_staging_in_place(std::span<const std::uint8_t> staging);
+    void release_staging();
+    // Pages the GPU read in place, and pages it had copied first.
+    [[nodiscard]] std::uint64_t gpu_pages_in_place() const;
+    [[nodiscard]] std::uint64_t gpu_pages_copied() const;
     // Batches each backend compressed (indexed by Backend).
     [[nodiscard]] const std::array<std::uint64_t, 3>& batches() const { return batches_; }
 
@@ -40,6 +52,7 @@ class CompressorSet final : public CompressorPicker {
     std::unique_ptr<PageCompressor> scalar_;
     std::unique_ptr<PageCompressor> simd_;
     std::unique_ptr<GpuBatchCompressor> gpu_;
+    const std::uint8_t* staging_ = nullptr;  // registered with the GPU's driver
     std::array<std::uint64_t, 3> batches_{};
 };
 

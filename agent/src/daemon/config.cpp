@@ -50,7 +50,21 @@ BackendChoice parse_backend(std::string_view value) {
     throw ConfigError("backend must be auto, cpu, scalar or gpu, not '" + std::string(value) + "'");
 }
 
+GpuStaging parse_gpu_staging(std::string_view value) {
+    if (value == "in-place") {
+        return GpuStaging::InPlace;
+    }
+    if (value == "copy") {
+        return GpuStaging::Copy;
+    }
+    throw ConfigError("gpu_staging must be in-place or copy, not '" + std::string(value) + "'");
+}
+
 }  // namespace
+
+std::string_view to_string(GpuStaging staging) {
+    return staging == GpuStaging::InPlace ? "in-place" : "copy";
+}
 
 std::string_view to_string(BackendChoice choice) {
     switch (choice) {
@@ -75,6 +89,8 @@ void apply_setting(Config& config, std::string_view key, std::string_view value)
         config.threads = static_cast<unsigned>(parse_unsigned(key, value, 0, 1024));
     } else if (key == "backend") {
         config.backend = parse_backend(value);
+    } else if (key == "gpu_staging") {
+        config.gpu_staging = parse_gpu_staging(value);
     } else if (key == "huge_threshold") {
         config.huge_threshold = parse_unsigned(key, value, 1, 4096);
     } else if (key == "log_level") {

@@ -16,6 +16,13 @@ enum class BackendChoice { Auto, Cpu, Scalar, Gpu };
 
 [[nodiscard]] std::string_view to_string(BackendChoice choice);
 
+// How the GPU gets the ring's staged pages: read in place from the staging
+// area registered with the CUDA driver (falling back to copies where the
+// driver refuses), or always copied into pinned buffers first.
+enum class GpuStaging { InPlace, Copy };
+
+[[nodiscard]] std::string_view to_string(GpuStaging staging);
+
 // A bad setting: the message names the key, the value and, from a file, the line.
 class ConfigError : public std::runtime_error {
   public:
@@ -29,6 +36,7 @@ struct Config {
     std::uint32_t flush_us = 200;    // how long a partial batch waits to fill
     unsigned threads = 0;            // CPU backend threads, 0: every core
     BackendChoice backend = BackendChoice::Auto;
+    GpuStaging gpu_staging = GpuStaging::InPlace;
     std::size_t huge_threshold = 4096;  // capped by the ring's: by default the ring decides
     LogLevel log_level = LogLevel::Info;
     // "key = value" lines for CostModel::parse(), from the cost.* keys.

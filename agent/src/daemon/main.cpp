@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -81,8 +82,11 @@ void apply_batching(DrainLoop& loop, const Config& config) {
              std::string(to_string(config.backend)));
 }
 
-// SIGHUP: a bad file keeps the running settings.
-void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors) {
+// SIGHUP: a bad file keeps the running settings.  The fresh compressors
+// take over the staging area's registration from the old ones (the driver
+// registers a range once).
+void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
+            std::span<const std::uint8_t> staging) {
     Config config;
     try {
         config = effective_config(options);
@@ -94,6 +98,10 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     cached.recalibrate = false;
     try {
         auto fresh = build_compressors(cached, config);
+        compressors->release_staging();
+        if (config.gpu_staging == GpuStaging::InPlace) {
+            fresh->read_staging_in_place(staging);
+        }
         loop.set_picker(*fresh);
         compressors = std::move(fresh);
     } catch (const std::exception& error) {
@@ -127,6 +135,11 @@ int serve(const Options& options, const Config& initial) {
              " bytes, ABI " + std::to_string(view.header.abi_major) + "." +
              std::to_string(view.header.abi_minor));
 
+    const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
+    if (initial.gpu_staging == GpuStaging::InPlace) {
+        compressors->read_staging_in_place(staging);
+    }
+
     DrainLoop loop(*transport, *compressors);
     apply_batching(loop, initial);
     report_ready(EXIT_OK);
@@ -134,7 +147,7 @@ int serve(const Options& options, const Config& initial) {
     SignalFlags& flags = signal_flags();
     while (!flags.stop) {
         if (flags.reload.exchange(false)) {
-            reload(options, loop, compressors);
+            reload(options, loop, compressors, staging);
         }
         const Step step = loop.step(IDLE_TIMEOUT);
         if (step == Step::Stopping) {
@@ -146,6 +159,8 @@ int serve(const Options& options, const Config& initial) {
             break;
         }
     }
+    // The driver must let go of the staging area before it is unmapped.
+    compressors->release_staging();
     transport->detach();
     const DrainStats& stats = loop.stats();
     const auto& batches = compressors->batches();
@@ -155,6 +170,10 @@ int serve(const Options& options, const Config& initial) {
              std::to_string(batches[1]) + ", scalar " + std::to_string(batches[2]) + "), " +
              std::to_string(stats.bytes_out) + " bytes out, " + std::to_string(stats.failed_pages) +
              " failed, " + std::to_string(stats.rejected_sqes) + " bad submissions");
+    if (compressors->has_gpu()) {
+        log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +
+                 ", copied first: " + std::to_string(compressors->gpu_pages_copied()));
+    }
     return EXIT_OK;
 }
 

@@ -20,6 +20,7 @@ enum LongOnly {
     OPT_FLUSH_US,
     OPT_THREADS,
     OPT_BACKEND,
+    OPT_GPU_STAGING,
     OPT_HUGE_THRESHOLD,
     OPT_LOG_LEVEL,
 };
@@ -39,6 +40,7 @@ constexpr option LONG_OPTIONS[] = {
     {"flush-us", required_argument, nullptr, OPT_FLUSH_US},
     {"threads", required_argument, nullptr, OPT_THREADS},
     {"backend", required_argument, nullptr, OPT_BACKEND},
+    {"gpu-staging", required_argument, nullptr, OPT_GPU_STAGING},
     {"huge-threshold", required_argument, nullptr, OPT_HUGE_THRESHOLD},
     {"log-level", required_argument, nullptr, OPT_LOG_LEVEL},
     {"verbose", no_argument, nullptr, 'v'},
@@ -65,6 +67,9 @@ const char* usage_text() {
            "      --flush-us N         how long a partial batch waits to fill (default 200)\n"
            "      --threads N          CPU threads, 0 for every core (default 0)\n"
            "      --backend B          auto, cpu, scalar or gpu (default auto)\n"
+           "      --gpu-staging M      in-place: the GPU reads staged pages where they are\n"
+           "                           if the driver can register them; copy: always\n"
+           "                           through pinned buffers (default in-place)\n"
            "      --huge-threshold N   compressed pages of N bytes or more are stored raw;\n"
            "                           the ring's own threshold applies too (default 4096)\n"
            "      --log-level L        error, warning, info or debug (default info)\n"
@@ -134,6 +139,9 @@ Options parse_options(int argc, char** argv) {
                 break;
             case OPT_BACKEND:
                 options.settings.emplace_back("backend", optarg);
+                break;
+            case OPT_GPU_STAGING:
+                options.settings.emplace_back("gpu_staging", optarg);
                 break;
             case OPT_HUGE_THRESHOLD:
                 options.settings.emplace_back("huge_threshold", optarg);

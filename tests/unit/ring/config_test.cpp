@@ -33,6 +33,7 @@ TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
         "flush_us=50\n"
         "  threads =  3\n"
         "backend = scalar\n"
+        "gpu_staging = copy\n"
         "huge_threshold = 2048\n"
         "log_level = debug\n"
         "cost.simd.per_page_ns = 123.5\n",
@@ -41,9 +42,16 @@ TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
     EXPECT_EQ(config.flush_us, 50u);
     EXPECT_EQ(config.threads, 3u);
     EXPECT_EQ(config.backend, BackendChoice::Scalar);
+    EXPECT_EQ(config.gpu_staging, ozram::daemon::GpuStaging::Copy);
     EXPECT_EQ(config.huge_threshold, 2048u);
     EXPECT_EQ(config.log_level, ozram::daemon::LogLevel::Debug);
     EXPECT_EQ(ozram::CostModel::parse(config.cost_overrides).simd.per_page_ns, 123.5);
+}
+
+TEST(Config, TheGpuReadsStagedPagesInPlaceByDefault) {
+    EXPECT_EQ(parse_config("", "test").gpu_staging, ozram::daemon::GpuStaging::InPlace);
+    EXPECT_EQ(parse_config("gpu_staging = in-place", "test").gpu_staging,
+              ozram::daemon::GpuStaging::InPlace);
 }
 
 TEST(Config, ErrorsNameTheLineAndTheProblem) {
@@ -53,6 +61,7 @@ TEST(Config, ErrorsNameTheLineAndTheProblem) {
     EXPECT_NE(error_of("batch_size = 12abc").find(":1:"), std::string::npos);
     EXPECT_NE(error_of("flush_us = -1").find("flush_us"), std::string::npos);
     EXPECT_NE(error_of("backend = tpu").find("auto, cpu, scalar or gpu"), std::string::npos);
+    EXPECT_NE(error_of("gpu_staging = zero-copy").find("in-place or copy"), std::string::npos);
     EXPECT_NE(error_of("log_level = loud").find("log_level"), std::string::npos);
     EXPECT_NE(error_of("just words").find("expected 'key = value'"), std::string::npos);
     EXPECT_NE(error_of("cost.scalar.per_page_ns = fast").find("cost.scalar.per_page_ns"),
@@ -90,6 +99,7 @@ TEST(Options, UsageErrorsAreReported) {
              {"ozramd", "--batch-size"},
              {"ozramd", "--batch-size", "0"},
              {"ozramd", "--threads", "many"},
+             {"ozramd", "--gpu-staging", "pinned"},
              {"ozramd", "stray"},
              {"ozramd", "--shm", "a", "--device", "/dev/x"},
          }) {
