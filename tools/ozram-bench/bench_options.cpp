@@ -56,7 +56,11 @@ ratio and the median compress and decompress throughput (10^9 input bytes/s).
 
   --input FILE       the corpus
   --backend B        cpu (liblz4 on a thread pool), scalar (one thread), gpu,
-                     or all (default: all; gpu is left out without a GPU)
+                     or all (default: all; gpu is left out without a GPU).
+                     gpu gives two rows: gpu reads the pages in place from
+                     the corpus registered with the CUDA driver (pinned),
+                     gpu-copy copies them into pinned buffers first; then
+                     pcie-h2d and pcie-d2h, the pinned copy bandwidth
   --threads N        threads of cpu and of liblz4-N (default: every core)
   --batch PAGES      pages per batch (default 1024)
   --repeat N         passes over the corpus; medians are reported (default 5)

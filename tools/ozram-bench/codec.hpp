@@ -25,7 +25,7 @@ class Codec {
   public:
     virtual ~Codec() = default;
 
-    // "cpu", "scalar", "gpu", "liblz4-1", "liblz4-N".
+    // "cpu", "scalar", "gpu", "gpu-copy", "liblz4-1", "liblz4-N".
     [[nodiscard]] virtual const std::string& name() const = 0;
     [[nodiscard]] virtual unsigned threads() const = 0;
 

@@ -23,6 +23,10 @@ class Corpus {
     [[nodiscard]] std::span<const std::uint8_t* const> pages() const { return pages_; }
     [[nodiscard]] std::size_t page_count() const { return pages_.size(); }
     [[nodiscard]] const std::string& path() const { return path_; }
+    // The mapping that holds every page, in order.
+    [[nodiscard]] std::span<const std::uint8_t> bytes() const {
+        return {static_cast<const std::uint8_t*>(mapping_), mapping_size_};
+    }
 
   private:
     std::string path_;

@@ -63,24 +63,41 @@ int print_crossover() {
     return 0;
 }
 
-// The GPU codec, or nullptr (with the reason on stderr) when there is no GPU.
-std::unique_ptr<Codec> make_gpu_codec(std::size_t batch, std::size_t huge_threshold) {
+// The GPU codecs, or none (with the reason on stderr) when there is no GPU:
+//   gpu       reads the corpus where it lies, registered with the driver:
+//             pinned host pages in, as the ring's staging area is read;
+//   gpu-copy  copies each page into a pinned buffer first, as for memory
+//             the driver cannot register.
+// `in_place` is set to the first, which must read every page in place.
+std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, const Corpus& corpus,
+                                                    const GpuBatchCompressor*& in_place) {
+    std::vector<std::unique_ptr<Codec>> codecs;
     const char* skip = "ozram-bench: gpu: skipped: ";
     if (!gpu_available()) {
         std::cerr << skip << "no usable CUDA device (or built without CUDA)\n";
-        return nullptr;
+        return codecs;
     }
+    const GpuBatchConfig config{.batch_size = options.batch,
+                                .huge_threshold = options.huge_threshold};
     try {
-        auto gpu = GpuBatchCompressor::create(
-            GpuBatchConfig{.batch_size = batch, .huge_threshold = huge_threshold});
-        return make_library_codec("gpu", std::move(gpu), 0);
+        auto gpu = GpuBatchCompressor::create(config);
+        if (gpu->register_host_region(corpus.bytes())) {
+            in_place = gpu.get();
+            codecs.push_back(make_library_codec("gpu", std::move(gpu), 0));
+        } else {
+            std::cerr << "ozram-bench: gpu (in place): skipped: the driver cannot register "
+                         "the corpus mapping\n";
+        }
+        codecs.push_back(make_library_codec("gpu-copy", GpuBatchCompressor::create(config), 0));
     } catch (const Error& e) {
         if (e.code().value() != ENODEV) {
             throw;
         }
         std::cerr << skip << e.what() << "\n";
-        return nullptr;
+        codecs.clear();
+        in_place = nullptr;
     }
+    return codecs;
 }
 
 std::vector<Measurement> copy_rows(const Options& options) {
@@ -132,15 +149,15 @@ int run(const Options& options) {
         options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
     const bool all = options.backend == BackendChoice::All;
 
+    // Before the codecs: the GPU's registration of it ends with them.
+    const Corpus corpus(options.input, options.max_pages);
     std::vector<std::unique_ptr<Codec>> codecs;
+    const GpuBatchCompressor* in_place = nullptr;
     if (all || options.backend == BackendChoice::Gpu) {
-        auto gpu = make_gpu_codec(options.batch, options.huge_threshold);
-        if (!gpu && !all) {
+        codecs = make_gpu_codecs(options, corpus, in_place);
+        if (codecs.empty() && !all) {
             std::cerr << "ozram-bench: --backend gpu needs a GPU\n";
             return EXIT_USAGE;
-        }
-        if (gpu) {
-            codecs.push_back(std::move(gpu));
         }
     }
     if (all || options.backend == BackendChoice::Cpu) {
@@ -162,13 +179,12 @@ int run(const Options& options) {
         codecs.push_back(make_liblz4_codec(threads));
     }
 
-    const Corpus corpus(options.input, options.max_pages);
     std::vector<Codec*> order;
     for (const auto& codec : codecs) {
         order.push_back(codec.get());
     }
     auto rows = measure_codecs(order, corpus.pages(), options.batch, options.repeats);
-    if (codecs.front()->name() == "gpu") {
+    if (codecs.front()->name().starts_with("gpu")) {
         for (auto& row : copy_rows(options)) {
             rows.push_back(std::move(row));
         }
@@ -178,6 +194,12 @@ int run(const Options& options) {
     std::uint64_t mismatches = 0;
     for (const auto& row : rows) {
         mismatches += row.mismatches;
+    }
+    const std::uint64_t pages_run = std::uint64_t{options.repeats} * corpus.page_count();
+    if (in_place != nullptr && in_place->pages_read_in_place() != pages_run) {
+        std::cerr << "ozram-bench: gpu: only " << in_place->pages_read_in_place() << " of "
+                  << pages_run << " pages were read in place: its row is not what it says\n";
+        return EXIT_MISMATCH_OR_ERROR;
     }
     if (mismatches != 0) {
         std::cerr << "ozram-bench: " << mismatches << " page(s) did not round-trip\n";
