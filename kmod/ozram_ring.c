@@ -383,6 +383,24 @@ static bool ozram_ring_store_result(u32 slot, const struct ozram_rslot *rs,
 	return true;
 }
 
+/*
+ * Whether the page of @rs was overwritten or discarded since its completion
+ * was accepted: its ring slot was freed and maybe staged again, so the
+ * staged bytes a check compared may be another page's.  Staging writes a
+ * slot under ring.lock, so with the lock held a copy that the check may have
+ * seen is complete and its new generation visible.
+ */
+static bool ozram_ring_superseded(u32 slot, const struct ozram_rslot *rs)
+{
+	bool superseded;
+
+	spin_lock(&ring.lock);
+	superseded = ring.rslots[slot].state != OZRAM_RSLOT_KERNEL ||
+		     ring.rslots[slot].stage_gen != rs->stage_gen;
+	spin_unlock(&ring.lock);
+	return superseded;
+}
+
 /* One completion, already copied out of the mapping. */
 static void ozram_ring_handle_cqe(const struct ozram_ring_cqe *cqe,
 				  bool may_reclaim)
@@ -413,11 +431,16 @@ static void ozram_ring_handle_cqe(const struct ozram_ring_cqe *cqe,
 		atomic64_inc(&ring.cnt.rejected);
 	} else if (cqe->status != OZRAM_RING_STATUS_OK) {
 		atomic64_inc(&ring.cnt.agent_errors);
-	} else if (!ozram_ring_store_result(cqe->slot, &rs, cqe, may_reclaim)) {
+	} else {
+		if (ozram_ring_store_result(cqe->slot, &rs, cqe, may_reclaim))
+			return;
+		if (ozram_ring_superseded(cqe->slot, &rs)) {
+			/* Not the agent's fault: the page changed under the check. */
+			atomic64_inc(&ring.cnt.stale);
+			return;
+		}
 		atomic64_inc(&ring.cnt.rejected);
 		atomic64_inc(&ring.cnt.verify_failures);
-	} else {
-		return;
 	}
 	ozram_ring_store_inline(cqe->slot, &rs, may_reclaim);
 }
