@@ -48,6 +48,12 @@ const void *ozram_ring_staged_data(u32 ring_slot);
 void ozram_ring_lock_devices(void);
 void ozram_ring_unlock_devices(void);
 
+/*
+ * mem_limit of @oz changed: its pages that stay staged because storing
+ * them failed (over the limit) are stored again by the ring's worker.
+ */
+void ozram_ring_retry_held(struct ozram *oz);
+
 /* Ring counters and agent state for a statistics snapshot. */
 void ozram_ring_snapshot(struct ozram_snapshot *snap);
 

@@ -271,7 +271,8 @@ void ozram_ring_unlock_devices(void)
 /*
  * The kernel compresses the staged copy itself.  A failure (mem_limit,
  * no memory) leaves the page in its staging slot, still readable, until it
- * is overwritten, discarded or the device is reset: nothing is lost.
+ * is overwritten, discarded, the device is reset, or mem_limit is written
+ * (ozram_ring_retry_held() tries again): nothing is lost.
  */
 /*
  * In the agent's context (@may_reclaim false) storage that needs reclaim is
@@ -574,6 +575,30 @@ static void ozram_ring_store_fn(struct work_struct *work)
 		mutex_unlock(&ring.reap_mutex);
 		cond_resched();
 	}
+}
+
+void ozram_ring_retry_held(struct ozram *oz)
+{
+	u32 slot, n = 0;
+
+	/*
+	 * Stores run under reap_mutex, so with it held a slot the kernel
+	 * keeps and that waits for no store is one whose store failed.
+	 */
+	mutex_lock(&ring.reap_mutex);
+	spin_lock(&ring.lock);
+	for (slot = 0; slot < ring.slots; slot++) {
+		if (ring.rslots[slot].state == OZRAM_RSLOT_KERNEL &&
+		    ring.rslots[slot].oz == oz &&
+		    !test_bit(slot, ring.to_store)) {
+			__set_bit(slot, ring.to_store);
+			n++;
+		}
+	}
+	spin_unlock(&ring.lock);
+	mutex_unlock(&ring.reap_mutex);
+	if (n)
+		queue_work(ring.wq, &ring.store_work);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_offload.h"
 
 /* The only algorithm: the agent and the kernel must produce the same. */
 #define OZRAM_COMP_ALGORITHM "lz4"
@@ -151,6 +152,8 @@ static ssize_t mem_limit_store(struct device *dev,
 	down_write(&oz->init_lock);
 	oz->limit_pages = PAGE_ALIGN(limit) >> PAGE_SHIFT;
 	up_write(&oz->init_lock);
+	/* Pages held staged at the old limit may fit under the new one. */
+	ozram_ring_retry_held(oz);
 	return len;
 }
 
