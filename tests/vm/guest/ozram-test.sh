@@ -197,6 +197,28 @@ ring_settle() {
 	done
 }
 
+# ring_steady [N]: waits (up to 60 s) until the staged count of device N
+# (default 0) has not changed for one second: the agent has answered and the
+# module stored what it could.  Unlike ring_settle it does not need the ring
+# to empty: pages held at mem_limit stay staged.  Leaves the count in
+# $RING_STAGED (0 at once for stock zram).
+ring_steady() {
+	f=$(sysdir "${1:-0}")/backend_stat
+	RING_STAGED=0
+	[ -r "$f" ] || return 0
+	last=-1
+	same=0
+	i=0
+	while [ $same -lt 10 ]; do
+		RING_STAGED=$(sed -n 's/^staged: //p' "$f")
+		if [ "$RING_STAGED" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		last=$RING_STAGED
+		i=$((i + 1))
+		[ $i -le 600 ] || fail "staged still changing after 60 s: $RING_STAGED"
+		sleep 0.1
+	done
+}
+
 # agent_pid: the pid of the agent this library started, or nothing.
 agent_pid() { cat $OZRAMD_PIDFILE 2>/dev/null || true; }
 
