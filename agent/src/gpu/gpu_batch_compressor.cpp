@@ -115,9 +115,9 @@ struct GpuBatchCompressor::Impl {
     // its first byte, or the driver's reason for refusing.  Read-only where
     // the device supports it: the agent maps the kernel's staging area
     // read-only, and pinning it for writing would fail.
+    // Throws nothing: a refusal only means the pages are copied.
     std::optional<std::uint64_t> pin_and_map(std::span<const std::uint8_t> region,
                                              std::string& why) const {
-        select_device();
         int read_only = 0;
         if (cudaDeviceGetAttribute(&read_only, cudaDevAttrHostRegisterReadOnlySupported,
                                    config.device_index) != cudaSuccess) {
@@ -125,7 +125,9 @@ struct GpuBatchCompressor::Impl {
         }
         const unsigned flags = cudaHostRegisterMapped | (read_only ? cudaHostRegisterReadOnly : 0u);
         void* host = const_cast<std::uint8_t*>(region.data());
-        cudaError_t result = cudaHostRegister(host, region.size(), flags);
+        cudaError_t result = cudaSetDevice(config.device_index);
+        if (result == cudaSuccess)
+            result = cudaHostRegister(host, region.size(), flags);
         if (result == cudaSuccess) {
             void* device_address = nullptr;
             result = cudaHostGetDevicePointer(&device_address, host, 0);
@@ -435,7 +437,7 @@ bool GpuBatchCompressor::register_host_region(std::span<const std::uint8_t> regi
     const auto address = impl_->pin_and_map(region, why);
     if (!address) {
         warn("the GPU cannot read a host region of " + std::to_string(region.size()) +
-             " bytes in place: cudaHostRegister: " + why + "; its pages are copied");
+             " bytes in place: the driver cannot register it: " + why + "; its pages are copied");
         return false;
     }
     impl_->host_regions.add({region.data(), region.size(), *address});
