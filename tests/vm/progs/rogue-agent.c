@@ -13,12 +13,15 @@
  *
  * Before that it checks two refusals: a second open of the device must fail
  * with EBUSY, and the staging area must not become writable (mmap with
- * PROT_WRITE and mprotect must both fail).  Exit status 0 when both hold and
- * the run finished, 1 otherwise; 2 on usage errors.
+ * PROT_WRITE and mprotect must both fail).  With --check-eof it ends by
+ * detaching while a thread sleeps in read(), which must return 0.  Exit
+ * status 0 when every check holds and the run finished, 1 otherwise; 2 on
+ * usage errors.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +68,7 @@ static void on_signal(int sig) {
 static void usage(FILE* out) {
     fprintf(out,
             "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump] [--kind NAME]\n"
+            "                   [--check-eof]\n"
             "Attaches to the ozram offload ring and answers its pages with invalid\n"
             "completions for N seconds (default 10), then prints what it sent.\n"
             "  --no-jump    never move cq_tail by a huge step\n"
@@ -71,6 +76,9 @@ static void usage(FILE* out) {
             "               length_beyond_area, unknown_encoding, wrong_lz4, garbage_lz4,\n"
             "               wrong_raw, wrong_fill, bad_status, bad_flags, honest_raw,\n"
             "               honest_gpu or give_back (default: each in turn)\n"
+            "  --check-eof  at the end, detach while a thread sleeps in read(): the\n"
+            "               read must return 0 (end of file); run it when nothing\n"
+            "               writes any more, so that the reader gets to sleep\n"
             "Checks first that a second open fails with EBUSY and that the staging\n"
             "area cannot be mapped or made writable.  Exit status: 0 ok, 1 a check\n"
             "failed or the ring could not be used, 2 usage.\n");
@@ -129,12 +137,97 @@ static unsigned int short_period(const uint8_t* page) {
     return 0;
 }
 
+struct sleeping_reader {
+    int fd;
+    pid_t tid;
+    ssize_t ret;
+    int err;
+    int done;
+};
+
+static void* read_until_woken(void* arg) {
+    struct sleeping_reader* r = arg;
+    uint32_t pending;
+
+    __atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    r->ret = read(r->fd, &pending, sizeof(pending));
+    r->err = errno;
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The scheduler state of thread @tid of this process ('S': sleeping). */
+static char thread_state(pid_t tid) {
+    char path[64], line[256], *close_paren;
+    FILE* f;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+    f = fopen(path, "r");
+    if (!f)
+        return '?';
+    if (!fgets(line, sizeof(line), f))
+        line[0] = '\0';
+    fclose(f);
+    close_paren = strrchr(line, ')');
+    return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
+}
+
+/*
+ * A read() that sleeps for work must return 0, end of file, when the agent
+ * detaches meanwhile, not a count.  Everything queued is taken first (the
+ * kernel takes those pages back), so that the reader sleeps; if a write
+ * queues a page meanwhile, the reader wakes with a count and the check is
+ * tried again.  Detaches the ring.  Returns 0 when the check held.
+ */
+static int check_eof_on_detach(int fd, struct ozram_ring_ctrl* ctrl) {
+    int attempt;
+
+    for (attempt = 0; attempt < 60; attempt++) {
+        struct sleeping_reader r = {.fd = fd};
+        pthread_t reader;
+        pid_t tid;
+
+        store_release(&ctrl->sq_head.value, load_acquire(&ctrl->sq_tail.value));
+        if (pthread_create(&reader, NULL, read_until_woken, &r)) {
+            fprintf(stderr, "rogue-agent: pthread_create failed\n");
+            return 1;
+        }
+        usleep(300 * 1000);
+        tid = __atomic_load_n(&r.tid, __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) || !tid || thread_state(tid) != 'S') {
+            /* New work woke it (or it is not asleep yet): not the case under test. */
+            pthread_join(reader, NULL);
+            if (r.ret != (ssize_t)sizeof(uint32_t)) {
+                fprintf(stderr, "rogue-agent: FAIL: read() before the detach returned %zd (%s)\n",
+                        r.ret, strerror(r.err));
+                return 1;
+            }
+            continue;
+        }
+        if (ioctl(fd, OZRAM_RING_IOC_DETACH) < 0) {
+            perror("rogue-agent: detach");
+            pthread_join(reader, NULL);
+            return 1;
+        }
+        pthread_join(reader, NULL);
+        if (r.ret != 0) {
+            fprintf(stderr, "rogue-agent: FAIL: a read() sleeping at the detach returned %zd (%s)\n",
+                    r.ret, r.ret < 0 ? strerror(r.err) : "a count");
+            return 1;
+        }
+        printf("rogue-agent: a read() sleeping at the detach returned 0 (end of file)\n");
+        return 0;
+    }
+    fprintf(stderr, "rogue-agent: FAIL: read() never slept: pages kept arriving\n");
+    return 1;
+}
+
 int main(int argc, char** argv) {
     const char* path = OZRAM_RING_DEV_PATH;
     unsigned long sent[ROGUE_KINDS] = {0};
     struct ozram_ring_header h;
     unsigned int seconds = 10, jumps = 0, k;
-    int fd, fd2, failed = 0, allow_jump = 1, only = -1;
+    int fd, fd2, failed = 0, allow_jump = 1, only = -1, check_eof = 0;
     uint8_t *rw, *staging;
     uint32_t sq_head, cq_tail, kind = 0;
     struct ozram_ring_ctrl* ctrl;
@@ -152,6 +245,8 @@ int main(int argc, char** argv) {
             path = argv[++i];
         } else if (!strcmp(argv[i], "--no-jump")) {
             allow_jump = 0;
+        } else if (!strcmp(argv[i], "--check-eof")) {
+            check_eof = 1;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             i++;
             for (k = 0; k < ROGUE_KINDS; k++)
@@ -371,6 +466,8 @@ int main(int argc, char** argv) {
     for (k = 0; k < ROGUE_KINDS; k++)
         printf("rogue-agent: sent %s=%lu\n", kind_names[k], sent[k]);
     printf("rogue-agent: cq tail jumps=%u\n", jumps);
+    if (check_eof && check_eof_on_detach(fd, ctrl))
+        failed = 1;
 
     /*
      * Leave a scribbled header page and SQ tail behind: the next agent must

@@ -8,8 +8,9 @@
 # with the GPU flag (all counted as agent_gpu).  The kernel must survive (the
 # harness fails the run on any oops or warning), reject and count them, and
 # keep every byte written before and during the attack.
-# A second open must fail with EBUSY and staging must stay read-only: the
-# rogue checks both and exits 1 otherwise.
+# A second open must fail with EBUSY, staging must stay read-only, and a
+# read() sleeping when the rogue detaches must return 0: the rogue checks
+# them and exits 1 otherwise.
 
 S=$(sysdir 0)
 D=$(dev 0)
@@ -33,7 +34,7 @@ pagegen --pages 2048 --seed 21 >/tmp/before.bin
 dd if=/tmp/before.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
 
 step "the rogue attaches"
-rogue-agent --seconds 15 >/tmp/rogue.log 2>&1 &
+rogue-agent --seconds 15 --check-eof >/tmp/rogue.log 2>&1 &
 rogue=$!
 wait_attached
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
@@ -52,12 +53,13 @@ check_eq "$(readback 0 8)" "$(md5 /tmp/before.bin)" "data written before the att
 step "the rogue finishes and checks its refusals"
 wait $rogue || {
 	cat /tmp/rogue.log
-	fail "rogue-agent reported a failed check (second open or staging write)"
+	fail "rogue-agent reported a failed check (second open, staging write or read at the detach)"
 }
 cat /tmp/rogue.log
 grep -q 'second open refused with EBUSY' /tmp/rogue.log || fail "no EBUSY on the second open"
 grep -q 'writable staging mapping refused' /tmp/rogue.log || fail "writable staging not refused"
 grep -q 'header and SQ tail restored' /tmp/rogue.log || fail "the next agent saw the old agent's header"
+grep -q 'returned 0 (end of file)' /tmp/rogue.log || fail "a read() sleeping at the detach did not see end of file"
 grep -q 'cq tail jumps=[1-9]' /tmp/rogue.log || fail "the rogue never jumped the CQ tail"
 check_eq "$(backend_field agent)" detached "agent state after the rogue closed the ring"
 check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the rogue closed the ring"
