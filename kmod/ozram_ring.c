@@ -269,12 +269,6 @@ void ozram_ring_unlock_devices(void)
 /* ---- storing staged pages (reap_mutex held) ------------------------- */
 
 /*
- * The kernel compresses the staged copy itself.  A failure (mem_limit,
- * no memory) leaves the page in its staging slot, still readable, until it
- * is overwritten, discarded, the device is reset, or mem_limit is written
- * (ozram_ring_retry_held() tries again): nothing is lost.
- */
-/*
  * In the agent's context (@may_reclaim false) storage that needs reclaim is
  * not waited for: the agent serves the memory pressure that reclaim would
  * wait on.  The slot goes to store_work, on the WQ_MEM_RECLAIM workqueue,
@@ -289,6 +283,12 @@ static void ozram_ring_defer(u32 slot)
 	queue_work(ring.wq, &ring.store_work);
 }
 
+/*
+ * The kernel compresses the staged copy itself.  A failure (mem_limit,
+ * no memory) leaves the page in its staging slot, still readable, until it
+ * is overwritten, discarded, the device is reset, or mem_limit is written
+ * (ozram_ring_retry_held() tries again): nothing is lost.
+ */
 static void ozram_ring_store_inline(u32 slot, const struct ozram_rslot *rs,
 				    bool may_reclaim)
 {

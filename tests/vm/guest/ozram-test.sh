@@ -203,14 +203,13 @@ ring_settle() {
 # to empty: pages held at mem_limit stay staged.  Leaves the count in
 # $RING_STAGED (0 at once for stock zram).
 ring_steady() {
-	f=$(sysdir "${1:-0}")/backend_stat
 	RING_STAGED=0
-	[ -r "$f" ] || return 0
+	[ -r "$(sysdir "${1:-0}")/backend_stat" ] || return 0
 	last=-1
 	same=0
 	i=0
 	while [ $same -lt 10 ]; do
-		RING_STAGED=$(sed -n 's/^staged: //p' "$f")
+		RING_STAGED=$(backend_field staged "${1:-0}")
 		if [ "$RING_STAGED" = "$last" ]; then same=$((same + 1)); else same=0; fi
 		last=$RING_STAGED
 		i=$((i + 1))
