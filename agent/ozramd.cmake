@@ -7,11 +7,17 @@ add_library(ozram_ring STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/ring/kernel_ring.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/ring/ring_producer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/ring/ring_view.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/ring/shm_ring.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/shm_ring.cpp
+  # The kernel module's slot rules, the same file ozram.ko is built from.
+  ${PROJECT_SOURCE_DIR}/kmod/ozram_ring_slots.c)
 target_include_directories(ozram_ring PUBLIC
   ${CMAKE_CURRENT_LIST_DIR}/src/ring ${CMAKE_CURRENT_LIST_DIR}/include ${OZRAM_SHARED_INCLUDE})
-# Boost.Interprocess is header-only; POSIX shared memory needs librt.
-target_link_libraries(ozram_ring PUBLIC Threads::Threads rt)
+# The kernel types that ozram_ring_slots.c uses, for its own sources only.
+target_include_directories(ozram_ring PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/src/ring/kshim ${PROJECT_SOURCE_DIR}/kmod)
+# Boost.Interprocess is header-only; POSIX shared memory needs librt; the
+# slot rules decode LZ4 to check a result.
+target_link_libraries(ozram_ring PUBLIC Threads::Threads rt lz4_static)
 
 # The daemon as a library, so that the tests drive its loop in-process.
 add_library(ozramd_core STATIC

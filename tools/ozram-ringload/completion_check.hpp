@@ -1,6 +1,7 @@
-// The producer's check of a completion's bytes, as the kernel makes it: the
-// output slot is copied out of the shared mapping first, then decoded with
-// liblz4 and compared with the page that was submitted.
+// The producer's check of a completion's bytes, the kernel's own
+// (ozram_ring_result_matches() in kmod/ozram_ring_slots.c): the output slot is
+// copied out of the shared mapping first, then decoded with liblz4 and
+// compared with the page that was submitted.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,7 @@ class CompletionCheck {
 
   private:
     std::vector<std::uint8_t> copy_;     // private copy of the output slot
-    std::vector<std::uint8_t> decoded_;  // LZ4_decompress_safe's output
+    std::vector<std::uint8_t> decoded_;  // scratch for the decoding
 };
 
 }  // namespace ozram::ringload

@@ -1,34 +1,46 @@
 #include "ring_producer.hpp"
 
+extern "C" {
+#include "ozram_ring_slots.h"
+}
+
 namespace ozram::ring {
 
 RingProducer::RingProducer(const RingView& view)
     : view_(view),
       sq_tail_(load_acquire(view.ctrl->sq_tail)),
       cq_head_(load_acquire(view.ctrl->cq_head)),
-      generations_(view.header.slots, 1),
-      cookies_(view.header.slots, 0),
-      busy_(view.header.slots, false) {
-    free_slots_.reserve(view.header.slots);
-    for (std::uint32_t slot = view.header.slots; slot-- > 0;) {
-        free_slots_.push_back(slot);
-    }
+      free_stack_(view.header.slots),
+      generations_(view.header.slots),
+      states_(view.header.slots),
+      posted_(view.header.slots),
+      slots_(std::make_unique<ozram_ring_slots>()),
+      cookies_(view.header.slots, 0) {
+    slots_->free_stack = free_stack_.data();
+    slots_->generations = generations_.data();
+    slots_->states = states_.data();
+    slots_->posted = posted_.data();
+    ozram_ring_slots_init(slots_.get(), view.header.slots, view.header.huge_threshold);
 }
+
+RingProducer::~RingProducer() = default;
 
 bool RingProducer::can_stage() const {
     const std::uint32_t queued = sq_tail_ - load_acquire(view_.ctrl->sq_head);
-    return !free_slots_.empty() && queued < view_.header.sq_entries;
+    return slots_->nr_free != 0 && queued < view_.header.sq_entries;
 }
 
 std::uint32_t RingProducer::stage(const std::uint8_t* page, std::uint32_t device_id,
                                   std::uint64_t cookie) {
-    const std::uint32_t slot = free_slots_.back();
-    free_slots_.pop_back();
-    busy_[slot] = true;
+    std::uint32_t slot = 0;
+    std::uint32_t generation = 0;
+    // No clock: the userspace producer takes slots back only all at once.
+    if (!ozram_ring_slots_get(slots_.get(), 0, &slot, &generation)) {
+        throw Error(EBUSY, "stage() without a free slot: check can_stage() first");
+    }
     cookies_[slot] = cookie;
-    ++in_flight_;
     std::memcpy(view_.staging_slot(slot), page, OZRAM_RING_PAGE_SIZE);
-    const ozram_ring_sqe sqe{slot, generations_[slot], device_id, 0};
+    const ozram_ring_sqe sqe{slot, generation, device_id, 0};
     std::memcpy(&view_.sq[sq_tail_ & (view_.header.sq_entries - 1)], &sqe, sizeof(sqe));
     ++sq_tail_;
     return slot;
@@ -38,19 +50,27 @@ void RingProducer::publish() {
     store_release(view_.ctrl->sq_tail, sq_tail_);
 }
 
+bool RingProducer::claim(const ozram_ring_cqe& cqe, ozram_ring_verdict& verdict) {
+    verdict = ozram_ring_slots_claim(slots_.get(), &cqe);
+    if (verdict == OZRAM_RING_BAD_SLOT) {
+        ++unknown_slot_;
+        return false;
+    }
+    if (verdict == OZRAM_RING_STALE) {
+        ++stale_;
+        return false;
+    }
+    return true;
+}
+
 void RingProducer::release(std::uint32_t slot) {
-    // A new generation as the slot leaves flight: a late or repeated
-    // completion for the old one is stale from now on.
-    ++generations_[slot];
-    busy_[slot] = false;
-    --in_flight_;
-    free_slots_.push_back(slot);
+    ozram_ring_slots_put(slots_.get(), slot);
 }
 
 std::vector<std::uint64_t> RingProducer::take_back_all() {
     std::vector<std::uint64_t> taken;
     for (std::uint32_t slot = 0; slot < view_.header.slots; ++slot) {
-        if (busy_[slot]) {
+        if (ozram_ring_slots_take_back(slots_.get(), slot, 0, 0) == OZRAM_RING_TAKEN_BACK) {
             taken.push_back(cookies_[slot]);
             release(slot);
         }
@@ -61,6 +81,10 @@ std::vector<std::uint64_t> RingProducer::take_back_all() {
 void RingProducer::set_stopping() {
     const std::uint32_t flags = load_acquire(view_.ctrl->flags);
     store_release(view_.ctrl->flags, flags | OZRAM_RING_F_STOPPING);
+}
+
+std::uint32_t RingProducer::in_flight() const {
+    return slots_->nr - slots_->nr_free;
 }
 
 }  // namespace ozram::ring

@@ -1,19 +1,27 @@
-// The producer's side of the two queues, as the kernel module implements it:
-// slot allocation, generations, submission and the checked reaping of
-// completions.  Used by ozram-ringload and the tests, over any RingView.
+// The producer's side of the two queues over any RingView: staging,
+// submission and the checked reaping of completions.  The rules about slots
+// (which is free, the generation a completion must carry, which completion
+// may claim a slot) are the kernel's own, from kmod/ozram_ring_slots.c,
+// compiled in here unchanged.  Used by ozram-ringload and the tests.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "ring_view.hpp"
+
+struct ozram_ring_slots;
 
 namespace ozram::ring {
 
 class RingProducer {
   public:
     explicit RingProducer(const RingView& view);
+    ~RingProducer();
+    RingProducer(const RingProducer&) = delete;
+    RingProducer& operator=(const RingProducer&) = delete;
 
     // Whether stage() can take a page: a free slot and a free SQ entry.
     [[nodiscard]] bool can_stage() const;
@@ -24,8 +32,8 @@ class RingProducer {
     // Makes the staged entries visible (store-release of sq_tail).
     void publish();
 
-    // Reaps every completion posted so far.  For each completion of a slot in
-    // flight with its current generation, calls
+    // Reaps every completion posted so far.  For each completion that claims
+    // a slot in flight (its current generation), calls
     //   on_completion(const ozram_ring_cqe&, ozram_ring_verdict, std::uint64_t cookie)
     // and frees the slot: with OZRAM_RING_OK the output slot holds the bytes
     // (copy them out before the next stage()); any other verdict is a
@@ -42,23 +50,27 @@ class RingProducer {
     // Tells the agent that no more work will come.
     void set_stopping();
 
-    [[nodiscard]] std::uint32_t in_flight() const { return in_flight_; }
+    [[nodiscard]] std::uint32_t in_flight() const;
     [[nodiscard]] std::uint64_t stale() const { return stale_; }
     [[nodiscard]] std::uint64_t unknown_slot() const { return unknown_slot_; }
-    [[nodiscard]] std::uint32_t generation(std::uint32_t slot) const { return generations_[slot]; }
     [[nodiscard]] const RingView& view() const { return view_; }
 
   private:
+    // The slot rules' verdict on one completion (a private copy); counts and
+    // drops the stale ones and those naming no slot (returns false).
+    bool claim(const ozram_ring_cqe& cqe, ozram_ring_verdict& verdict);
     void release(std::uint32_t slot);
 
     RingView view_;
     std::uint32_t sq_tail_;
     std::uint32_t cq_head_;
+    // The storage of the slot rules' state, and the state itself.
+    std::vector<std::uint32_t> free_stack_;
     std::vector<std::uint32_t> generations_;
+    std::vector<std::uint8_t> states_;
+    std::vector<unsigned long> posted_;
+    std::unique_ptr<ozram_ring_slots> slots_;
     std::vector<std::uint64_t> cookies_;
-    std::vector<bool> busy_;
-    std::vector<std::uint32_t> free_slots_;
-    std::uint32_t in_flight_ = 0;
     std::uint64_t stale_ = 0;
     std::uint64_t unknown_slot_ = 0;
 };
@@ -72,19 +84,11 @@ std::uint32_t RingProducer::reap(OnCompletion&& on_completion) {
         std::memcpy(&cqe, &view_.cq[cq_head_ & (view_.header.cq_entries - 1)], sizeof(cqe));
         ++cq_head_;
         ++reaped;
-        const ozram_ring_verdict verdict = ozram_ring_check_cqe(
-            &cqe, view_.header.slots, view_.header.huge_threshold, generations_.data());
-        if (verdict == OZRAM_RING_BAD_SLOT) {
-            ++unknown_slot_;
-            continue;
+        ozram_ring_verdict verdict;
+        if (claim(cqe, verdict)) {
+            on_completion(cqe, verdict, cookies_[cqe.slot]);
+            release(cqe.slot);
         }
-        // A slot not in flight has no current generation to match.
-        if (verdict == OZRAM_RING_STALE || !busy_[cqe.slot]) {
-            ++stale_;
-            continue;
-        }
-        on_completion(cqe, verdict, cookies_[cqe.slot]);
-        release(cqe.slot);
     }
     store_release(view_.ctrl->cq_head, cq_head_);
     return reaped;

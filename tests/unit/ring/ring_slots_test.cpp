@@ -1,0 +1,279 @@
+// The kernel module's slot rules (kmod/ozram_ring_slots.c), the very file
+// ozram.ko is built from, run in userspace: which slot is free, the
+// generation a completion must carry, which completion may claim a slot,
+// which slots a time-out takes back, and whether a result gives back the
+// staged page.
+#include <gtest/gtest.h>
+#include <lz4.h>
+
+#include <array>
+#include <climits>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include "ozram_ring_slots.h"
+}
+
+namespace {
+
+constexpr std::uint32_t HUGE_THRESHOLD = 3071;
+
+class Slots {
+  public:
+    explicit Slots(std::uint32_t nr) : free_stack_(nr), generations_(nr), states_(nr), posted_(nr) {
+        s_.free_stack = free_stack_.data();
+        s_.generations = generations_.data();
+        s_.states = states_.data();
+        s_.posted = posted_.data();
+        ozram_ring_slots_init(&s_, nr, HUGE_THRESHOLD);
+    }
+    ozram_ring_slots* operator->() { return &s_; }
+    ozram_ring_slots* get() { return &s_; }
+
+    // A new posting at tick `now`: its slot and generation.
+    std::pair<std::uint32_t, std::uint32_t> post(unsigned long now = 0) {
+        std::uint32_t slot = 0;
+        std::uint32_t generation = 0;
+        EXPECT_TRUE(ozram_ring_slots_get(&s_, now, &slot, &generation));
+        return {slot, generation};
+    }
+    ozram_ring_slot_state state(std::uint32_t slot) const {
+        return static_cast<ozram_ring_slot_state>(states_[slot]);
+    }
+
+  private:
+    std::vector<std::uint32_t> free_stack_;
+    std::vector<std::uint32_t> generations_;
+    std::vector<std::uint8_t> states_;
+    std::vector<unsigned long> posted_;
+    ozram_ring_slots s_{};
+};
+
+ozram_ring_cqe raw_answer(std::uint32_t slot, std::uint32_t generation) {
+    ozram_ring_cqe cqe{};
+    cqe.slot = slot;
+    cqe.generation = generation;
+    cqe.encoding = OZRAM_RING_ENC_RAW;
+    cqe.length = OZRAM_RING_PAGE_SIZE;
+    return cqe;
+}
+
+TEST(RingSlots, SlotZeroFirstThenEveryOtherOnce) {
+    Slots s(4);
+    EXPECT_EQ(s->nr_free, 4u);
+    std::array<bool, 4> seen{};
+    for (int i = 0; i < 4; ++i) {
+        const auto [slot, generation] = s.post();
+        if (i == 0) {
+            EXPECT_EQ(slot, 0u) << "a quiet ring keeps using slot 0";
+        }
+        ASSERT_LT(slot, 4u);
+        EXPECT_FALSE(seen[slot]);
+        seen[slot] = true;
+        EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_IN_FLIGHT);
+        EXPECT_NE(generation, 0u);
+    }
+    std::uint32_t slot = 0;
+    std::uint32_t generation = 0;
+    EXPECT_FALSE(ozram_ring_slots_get(s.get(), 0, &slot, &generation)) << "no slot is free";
+}
+
+TEST(RingSlots, TheAnswerToThePostingClaimsItsSlotOnce) {
+    Slots s(4);
+    const auto [slot, generation] = s.post();
+    const ozram_ring_cqe cqe = raw_answer(slot, generation);
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_OK);
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_KEPT);
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_STALE) << "a repeat";
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_KEPT);
+}
+
+TEST(RingSlots, AnAnswerToAnOlderPostingIsStale) {
+    Slots s(1);
+    const auto [slot, first] = s.post();
+    ozram_ring_slots_put(s.get(), slot);
+    const auto [again, second] = s.post();
+    ASSERT_EQ(again, slot);
+    EXPECT_NE(first, second);
+    const ozram_ring_cqe old = raw_answer(slot, first);
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &old), OZRAM_RING_STALE);
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_IN_FLIGHT) << "the new posting is still the agent's";
+    for (const std::uint32_t wrong : {second + 1, second - 1, 0u, UINT32_MAX}) {
+        const ozram_ring_cqe cqe = raw_answer(slot, wrong);
+        EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_STALE) << wrong;
+    }
+    const ozram_ring_cqe current = raw_answer(slot, second);
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &current), OZRAM_RING_OK);
+}
+
+TEST(RingSlots, ASlotNeverPostedCannotBeClaimed) {
+    Slots s(4);
+    for (std::uint32_t slot = 0; slot < 4; ++slot) {
+        const ozram_ring_cqe cqe = raw_answer(slot, 0);
+        EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_STALE) << slot;
+        EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_FREE);
+    }
+}
+
+TEST(RingSlots, ASlotOutOfRangeChangesNothing) {
+    Slots s(4);
+    const auto [slot, generation] = s.post();
+    for (const std::uint32_t bad : {4u, 5u, 1u << 16, UINT32_MAX}) {
+        const ozram_ring_cqe cqe = raw_answer(bad, generation);
+        EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_BAD_SLOT) << bad;
+    }
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_IN_FLIGHT);
+}
+
+TEST(RingSlots, AMalformedAnswerStillTakesItsSlotOutOfFlight) {
+    Slots s(4);
+    const auto [slot, generation] = s.post();
+    ozram_ring_cqe cqe = raw_answer(slot, generation);
+    cqe.encoding = OZRAM_RING_ENC_LZ4;
+    cqe.length = HUGE_THRESHOLD + 1;
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_KEPT) << "the producer compresses it itself";
+    cqe.length = HUGE_THRESHOLD;
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_STALE) << "answered already";
+}
+
+TEST(RingSlots, AGiveBackIsAcceptedAndClaims) {
+    Slots s(4);
+    const auto [slot, generation] = s.post();
+    ozram_ring_cqe cqe = raw_answer(slot, generation);
+    cqe.status = -ENOMEM;
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_OK);
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_KEPT);
+}
+
+TEST(RingSlots, APostingIsCurrentUntilItsSlotIsFreed) {
+    Slots s(2);
+    const auto [slot, generation] = s.post();
+    EXPECT_TRUE(ozram_ring_slots_current(s.get(), slot, generation));
+    const ozram_ring_cqe cqe = raw_answer(slot, generation);
+    ASSERT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_OK);
+    EXPECT_TRUE(ozram_ring_slots_current(s.get(), slot, generation)) << "kept, being stored";
+    ozram_ring_slots_put(s.get(), slot);
+    EXPECT_FALSE(ozram_ring_slots_current(s.get(), slot, generation));
+    EXPECT_EQ(s->nr_free, 2u);
+    ozram_ring_slots_put(s.get(), slot);
+    EXPECT_EQ(s->nr_free, 2u) << "freeing a free slot twice does not push it twice";
+    EXPECT_FALSE(ozram_ring_slots_current(s.get(), 7, generation)) << "out of range";
+}
+
+TEST(RingSlots, TakeBackAgeWaitsLongerForAnAgentThatProgresses) {
+    EXPECT_EQ(ozram_ring_take_back_age(1000, 0, 100), 100u) << "no progress for long";
+    EXPECT_EQ(ozram_ring_take_back_age(1000, 950, 100), 100u * OZRAM_RING_HARD_TIMEOUTS);
+    EXPECT_EQ(ozram_ring_take_back_age(1000, 900, 100), 100u) << "exactly a time-out ago";
+    // Ticks wrap: progress 10 ticks before the wrap, now 10 after.
+    EXPECT_EQ(ozram_ring_take_back_age(10, ULONG_MAX - 9, 100), 100u * OZRAM_RING_HARD_TIMEOUTS);
+}
+
+TEST(RingSlots, TakeBackTakesOnlyOldSlotsInFlight) {
+    Slots s(4);
+    const auto [old_slot, old_gen] = s.post(100);
+    const auto [young_slot, young_gen] = s.post(190);
+    const auto [answered, answered_gen] = s.post(0);
+    const ozram_ring_cqe cqe = raw_answer(answered, answered_gen);
+    ASSERT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_OK);
+
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), old_slot, 200, 100), OZRAM_RING_TAKEN_BACK);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), young_slot, 200, 100), OZRAM_RING_LEFT_IN_FLIGHT);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), answered, 200, 100), OZRAM_RING_NOT_IN_FLIGHT);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), 3, 200, 100), OZRAM_RING_NOT_IN_FLIGHT)
+        << "a free slot";
+    EXPECT_EQ(s.state(old_slot), OZRAM_RING_SLOT_KEPT);
+    EXPECT_EQ(s.state(young_slot), OZRAM_RING_SLOT_IN_FLIGHT);
+
+    const ozram_ring_cqe late = raw_answer(old_slot, old_gen);
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &late), OZRAM_RING_STALE) << "taken back already";
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), young_slot, 200, 0), OZRAM_RING_TAKEN_BACK)
+        << "an age of 0 takes back any slot in flight";
+    (void)young_gen;
+}
+
+TEST(RingSlots, TakeBackAcrossTheTickWrap) {
+    Slots s(1);
+    const auto [slot, generation] = s.post(ULONG_MAX - 49);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), slot, 40, 100), OZRAM_RING_LEFT_IN_FLIGHT);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), slot, 50, 100), OZRAM_RING_TAKEN_BACK);
+    (void)generation;
+}
+
+class ResultCheck : public ::testing::Test {
+  protected:
+    ResultCheck()
+        : page_(OZRAM_RING_PAGE_SIZE), out_(OZRAM_RING_PAGE_SIZE), scratch_(OZRAM_RING_PAGE_SIZE) {
+        for (std::size_t i = 0; i < page_.size(); ++i) {
+            page_[i] = static_cast<std::uint8_t>((i / 7) % 31);
+        }
+    }
+    ozram_ring_cqe lz4_of(const std::vector<std::uint8_t>& page) {
+        const int n = LZ4_compress_default(
+            reinterpret_cast<const char*>(page.data()), reinterpret_cast<char*>(out_.data()),
+            static_cast<int>(page.size()), static_cast<int>(out_.size()));
+        EXPECT_GT(n, 0);
+        ozram_ring_cqe cqe{};
+        cqe.encoding = OZRAM_RING_ENC_LZ4;
+        cqe.length = static_cast<std::uint32_t>(n);
+        return cqe;
+    }
+    bool matches(const ozram_ring_cqe& cqe, bool verify = true) {
+        return ozram_ring_result_matches(&cqe, out_.data(), page_.data(), scratch_.data(), verify);
+    }
+
+    std::vector<std::uint8_t> page_;
+    std::vector<std::uint8_t> out_;
+    std::vector<std::uint8_t> scratch_;
+};
+
+TEST_F(ResultCheck, Lz4MustDecodeToTheStagedPage) {
+    const ozram_ring_cqe cqe = lz4_of(page_);
+    EXPECT_TRUE(matches(cqe));
+    std::vector<std::uint8_t> other = page_;
+    other[4000] ^= 1;
+    const ozram_ring_cqe wrong = lz4_of(other);
+    EXPECT_FALSE(matches(wrong)) << "decodes to another page";
+    EXPECT_TRUE(matches(wrong, false)) << "verify=0 takes LZ4 as it is";
+    ozram_ring_cqe short_block = lz4_of(page_);
+    short_block.length -= 1;
+    EXPECT_FALSE(matches(short_block)) << "a cut block does not decode to a page";
+}
+
+TEST_F(ResultCheck, RawMustEqualTheStagedPage) {
+    ozram_ring_cqe cqe{};
+    cqe.encoding = OZRAM_RING_ENC_RAW;
+    cqe.length = OZRAM_RING_PAGE_SIZE;
+    out_ = page_;
+    EXPECT_TRUE(matches(cqe));
+    out_[123] ^= 0x5a;
+    EXPECT_FALSE(matches(cqe));
+    EXPECT_TRUE(matches(cqe, false));
+}
+
+TEST_F(ResultCheck, SameFilledMustBeTheWordRepeated) {
+    const std::uint64_t word = 0x0123456789abcdefULL;
+    for (std::size_t at = 0; at < page_.size(); at += sizeof(word)) {
+        std::memcpy(page_.data() + at, &word, sizeof(word));
+    }
+    ozram_ring_cqe cqe{};
+    cqe.encoding = OZRAM_RING_ENC_SAME_FILLED;
+    cqe.fill = word;
+    EXPECT_TRUE(matches(cqe));
+    cqe.fill = word ^ 1;
+    EXPECT_FALSE(matches(cqe));
+    if (sizeof(unsigned long) < sizeof(std::uint64_t)) {
+        cqe.fill = 1ULL << 40;
+        EXPECT_FALSE(matches(cqe, false)) << "a word a slot cannot hold";
+    }
+}
+
+TEST_F(ResultCheck, UnknownEncodingNeverMatches) {
+    ozram_ring_cqe cqe{};
+    cqe.encoding = 77;
+    EXPECT_FALSE(matches(cqe));
+    EXPECT_FALSE(matches(cqe, false));
+}
+
+}  // namespace
