@@ -23,8 +23,8 @@
 
 #include "ozram_comp.h"
 #include "ozram_drv.h"
-#include "ozram_offload.h"
-#include "ozram_slot.h"
+#include "ozram_io.h"
+#include "ozram_ring_api.h"
 
 static DEFINE_IDR(ozram_index_idr);
 /* Protects ozram_index_idr and the lifetime of the devices in it. */
@@ -42,36 +42,24 @@ size_t ozram_huge_class_size;
 
 static void ozram_meta_free(struct ozram *oz, u64 disksize)
 {
-	u32 num_pages = disksize >> PAGE_SHIFT;
-	u32 index;
-
 	if (!oz->table)
 		return;
-	for (index = 0; index < num_pages; index++)
-		ozram_free_slot(oz, index);
+	ozram_free_slots(oz, disksize);
 	zs_destroy_pool(oz->mem_pool);
-	kvfree(oz->table);
-	oz->table = NULL;
 	oz->mem_pool = NULL;
 }
 
 static int ozram_meta_alloc(struct ozram *oz, u64 disksize)
 {
-	size_t num_pages = disksize >> PAGE_SHIFT;
+	int ret = ozram_alloc_slots(oz, disksize);
 
-	oz->table = kvcalloc(num_pages, sizeof(*oz->table),
-			     GFP_KERNEL | __GFP_NOWARN);
-	if (!oz->table)
-		return -ENOMEM;
-
+	if (ret)
+		return ret;
 	oz->mem_pool = zs_create_pool(oz->disk->disk_name);
 	if (!oz->mem_pool) {
-		kvfree(oz->table);
-		oz->table = NULL;
+		ozram_free_slots(oz, 0);
 		return -ENOMEM;
 	}
-	if (!ozram_huge_class_size)
-		ozram_huge_class_size = zs_huge_class_size(oz->mem_pool);
 	return 0;
 }
 
@@ -133,21 +121,6 @@ int ozram_compact(struct ozram *oz)
 	}
 	up_read(&oz->init_lock);
 	return ret;
-}
-
-/* Marks every stored page idle; init_lock must be held for reading. */
-void ozram_mark_idle(struct ozram *oz)
-{
-	u32 num_pages = oz->disksize >> PAGE_SHIFT;
-	u32 index;
-
-	for (index = 0; index < num_pages; index++) {
-		ozram_slot_lock(oz, index);
-		if (ozram_slot_allocated(oz, index))
-			ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
-		ozram_slot_unlock(oz, index);
-		cond_resched();
-	}
 }
 
 /* ---- device registry ------------------------------------------------- */
@@ -292,6 +265,18 @@ static void ozram_destroy_devices(void)
 
 /* ---- module ---------------------------------------------------------- */
 
+/* The size from which zsmalloc stores a page whole; it takes a pool to ask. */
+static int ozram_probe_huge_class(void)
+{
+	struct zs_pool *pool = zs_create_pool("ozram-probe");
+
+	if (!pool)
+		return -ENOMEM;
+	ozram_huge_class_size = zs_huge_class_size(pool);
+	zs_destroy_pool(pool);
+	return 0;
+}
+
 /*
  * With compat=1 the names are zram's own: the stock module must not be
  * loaded, or the disks and the control class would collide in sysfs.
@@ -316,14 +301,15 @@ static int __init ozram_init(void)
 	unsigned int i;
 	int ret;
 
-	BUILD_BUG_ON(__OZRAM_SLOT_NR_FLAGS > BITS_PER_LONG);
-
 	if (num_devices > OZRAM_MAX_DEVICES) {
 		pr_err("num_devices %u is more than the maximum of %d\n",
 		       num_devices, OZRAM_MAX_DEVICES);
 		return -EINVAL;
 	}
 	ret = ozram_check_compat();
+	if (ret)
+		return ret;
+	ret = ozram_probe_huge_class();
 	if (ret)
 		return ret;
 

@@ -21,37 +21,7 @@
 #define OZRAM_SECTORS_PER_LOGICAL_BLOCK \
 	(1 << (OZRAM_LOGICAL_BLOCK_SHIFT - SECTOR_SHIFT))
 
-/*
- * The low OZRAM_FLAG_SHIFT bits of a slot's flags word hold the size of its
- * zsmalloc object (at most PAGE_SIZE); the bits above are enum
- * ozram_slot_flag.
- */
-#define OZRAM_FLAG_SHIFT	(PAGE_SHIFT + 1)
-
-enum ozram_slot_flag {
-	OZRAM_SLOT_LOCK = OZRAM_FLAG_SHIFT, /* bit spinlock of the slot */
-	OZRAM_SLOT_SAME,	/* element holds the word the page repeats */
-	OZRAM_SLOT_HUGE,	/* object is the raw page */
-	OZRAM_SLOT_IDLE,	/* not accessed since the last "idle" write */
-	OZRAM_SLOT_SRC_AGENT_CPU, /* compressed by the agent on a CPU */
-	OZRAM_SLOT_SRC_AGENT_GPU, /* compressed by the agent on a GPU */
-	/*
-	 * The page waits in a staging slot of the offload ring (handle holds
-	 * the ring slot) for the agent to compress it.
-	 */
-	OZRAM_SLOT_STAGED,
-
-	__OZRAM_SLOT_NR_FLAGS,
-};
-
-/* One entry per page of the device. */
-struct ozram_slot {
-	union {
-		unsigned long handle;	/* zsmalloc handle */
-		unsigned long element;	/* with OZRAM_SLOT_SAME */
-	};
-	unsigned long flags;
-};
+struct ozram_slot;
 
 struct ozram {
 	struct ozram_slot *table;
@@ -82,10 +52,13 @@ static inline bool ozram_init_done(struct ozram *oz)
 extern bool ozram_compat;
 extern const char *ozram_name;
 
-/* Pages that compress to this size or more are stored raw. */
+/*
+ * Pages that compress to this size or more are stored raw: zsmalloc's huge
+ * class size, found at module load.
+ */
 extern size_t ozram_huge_class_size;
 
-/* The data path (ozram_io.c). */
+/* The block device entry points (ozram_blkdev.c). */
 extern const struct block_device_operations ozram_devops;
 
 /* Device registry, shared by sysfs and netlink. */
@@ -101,7 +74,6 @@ void ozram_forget_device(int id);
 int ozram_init_device(struct ozram *oz, u64 disksize);
 void ozram_reset_device(struct ozram *oz);
 int ozram_compact(struct ozram *oz);
-void ozram_mark_idle(struct ozram *oz);
 
 /* sysfs */
 extern const struct attribute_group *ozram_disk_groups[];

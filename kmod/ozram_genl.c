@@ -12,7 +12,7 @@
 #include <net/genetlink.h>
 
 #include "ozram_drv.h"
-#include "ozram_genl.h"
+#include <ozram_genl.h>
 
 static struct genl_family ozram_genl_family;
 
@@ -26,35 +26,22 @@ static int put_u64(struct sk_buff *skb, int attr, u64 value)
 	return nla_put_u64_64bit(skb, attr, value, OZRAM_ATTR_PAD);
 }
 
-static int put_ring_u64(struct sk_buff *skb, int attr, u64 value)
-{
-	return nla_put_u64_64bit(skb, attr, value, OZRAM_RING_ATTR_PAD);
-}
-
-static int ozram_genl_put_ring(struct sk_buff *skb,
-			       const struct ozram_ring_snapshot *ring)
+/* The ring's numbers, one attribute each, in the order of their list. */
+static int ozram_genl_put_ring(struct sk_buff *skb, const u64 *ring)
 {
 	struct nlattr *nest = nla_nest_start(skb, OZRAM_ATTR_RING);
+	int i;
 
+	BUILD_BUG_ON(OZRAM_RING_ATTR_MAX - OZRAM_RING_ATTR_SUBMITTED + 1 !=
+		     OZRAM_RING_NR_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (put_ring_u64(skb, OZRAM_RING_ATTR_SUBMITTED, ring->submitted) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_COMPLETED, ring->completed) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_REJECTED, ring->rejected) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_TIMEOUTS, ring->timeouts) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_INLINE_FALLBACKS,
-			 ring->inline_fallbacks) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_BATCHES, ring->batches) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_OCCUPANCY, ring->occupancy) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_STALE, ring->stale) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_VERIFY_FAILURES,
-			 ring->verify_failures) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_AGENT_ERRORS,
-			 ring->agent_errors) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_DRAINED, ring->drained) ||
-	    put_ring_u64(skb, OZRAM_RING_ATTR_DEFERRED, ring->deferred)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
+	for (i = 0; i < OZRAM_RING_NR_STATS; i++) {
+		if (nla_put_u64_64bit(skb, OZRAM_RING_ATTR_SUBMITTED + i,
+				      ring[i], OZRAM_RING_ATTR_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
 	}
 	nla_nest_end(skb, nest);
 	return 0;
@@ -84,15 +71,13 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 		    s->source_pages[OZRAM_SRC_AGENT_CPU]) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_GPU,
 		    s->source_pages[OZRAM_SRC_AGENT_GPU]) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_SAME_FILLED, s->same_pages) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_HUGE, s->huge_pages) ||
 	    nla_put_u8(skb, OZRAM_ATTR_AGENT_STATE,
 		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
 					   OZRAM_AGENT_DETACHED) ||
 	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages))
 		return -EMSGSIZE;
-	return ozram_genl_put_ring(skb, &s->ring);
+	return ozram_genl_put_ring(skb, s->ring);
 }
 
 static int ozram_genl_put_device(struct sk_buff *skb, struct ozram *oz,

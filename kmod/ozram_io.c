@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path: reads, writes, discards and swap slot frees.
+ * ozram data path: the pages of a device, and the only code that writes its
+ * slot table.
  *
- * A slot holds nothing (reads as zeroes), a repeated word, or a zsmalloc
- * object that is either LZ4 data or, when LZ4 does not save enough, the raw
- * page.  Every request is served synchronously, in the caller's context.
+ * A slot holds nothing (reads as zeroes), a repeated word, a page staged
+ * for the agent, or a zsmalloc object that is either LZ4 data or, when LZ4
+ * does not save enough, the raw page.
  *
- * Writes go through three steps so that an asynchronous offload path can
- * be added without reshaping them (Documentation/kmod.md):
+ * Writes go through three steps (Documentation/kmod.md, "The write path"):
  * ozram_write_page() catches same-filled pages, ozram_store_page() chooses
  * how to compress, and ozram_commit_compressed() allocates, accounts and
  * installs the result whoever produced it.
@@ -15,19 +15,17 @@
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
-#include <linux/bio.h>
-#include <linux/blkdev.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
-#include <linux/module.h>
-#include <linux/pagemap.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/zsmalloc.h>
 
 #include "ozram_comp.h"
 #include "ozram_drv.h"
-#include "ozram_offload.h"
+#include "ozram_io.h"
+#include "ozram_ring_api.h"
 #include "ozram_slot.h"
 
 /* zsmalloc flags for allocations that must not sleep. */
@@ -37,7 +35,7 @@
 #define OZRAM_GFP_WAIT (GFP_NOIO | __GFP_HIGHMEM | __GFP_MOVABLE)
 
 /* Drops whatever the slot holds; the slot lock must be held. */
-void ozram_free_slot(struct ozram *oz, u32 index)
+static void ozram_free_slot(struct ozram *oz, u32 index)
 {
 	struct ozram_stats *st = &oz->stats;
 	struct ozram_slot *slot = &oz->table[index];
@@ -78,35 +76,9 @@ out:
 	WARN_ON_ONCE(slot->flags & ~BIT(OZRAM_SLOT_LOCK));
 }
 
-static void ozram_free_slot_locked(struct ozram *oz, u32 index)
-{
-	ozram_slot_lock(oz, index);
-	ozram_free_slot(oz, index);
-	ozram_slot_unlock(oz, index);
-}
-
 /* ---- read path ------------------------------------------------------- */
 
-static bool page_same_filled(const void *ptr, unsigned long *element)
-{
-	const unsigned long *words = ptr;
-	unsigned int last = PAGE_SIZE / sizeof(*words) - 1;
-	unsigned long val = words[0];
-	unsigned int pos;
-
-	/* The last word first: most pages that differ, differ there too. */
-	if (val != words[last])
-		return false;
-	for (pos = 1; pos < last; pos++) {
-		if (val != words[pos])
-			return false;
-	}
-	*element = val;
-	return true;
-}
-
-/* Decodes slot @index into the whole of @page. */
-static int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
+int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 {
 	unsigned long handle;
 	unsigned int size;
@@ -145,30 +117,6 @@ static int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 	if (ret)
 		pr_err_ratelimited("%s: page %u does not decompress\n",
 				   oz->disk->disk_name, index);
-	return ret;
-}
-
-static int ozram_bvec_read(struct ozram *oz, struct bio_vec *bvec, u32 index,
-			   unsigned int offset)
-{
-	struct page *page;
-	void *src;
-	int ret;
-
-	if (bvec->bv_len == PAGE_SIZE)
-		return ozram_read_page(oz, bvec->bv_page, index);
-
-	/* Part of a page: decode it whole, then copy out the part. */
-	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
-	if (!page)
-		return -ENOMEM;
-	ret = ozram_read_page(oz, page, index);
-	if (!ret) {
-		src = kmap_local_page(page);
-		memcpy_to_bvec(bvec, src + offset);
-		kunmap_local(src);
-	}
-	__free_page(page);
 	return ret;
 }
 
@@ -371,26 +319,78 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 }
 
 /*
+ * Hands @page to the agent through the ring.  The slot is marked staged
+ * under the lock it was staged under, so that a result for the staging,
+ * which commits under the same lock, finds the slot naming it.
+ */
+static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
+{
+	struct ozram_stage_ref ref;
+	int ret;
+
+	ozram_slot_lock(oz, index);
+	ret = ozram_ring_stage(oz, index, page, &ref);
+	if (!ret) {
+		/* The old content may be staged itself, in another ring slot. */
+		ozram_free_slot(oz, index);
+		ozram_set_flag(oz, index, OZRAM_SLOT_STAGED);
+		oz->table[index].handle = ref.ring_slot;
+	}
+	ozram_slot_unlock(oz, index);
+	if (ret)
+		return ret;
+
+	atomic64_inc(&oz->stats.pages_stored);
+	atomic64_inc(&oz->stats.staged_pages);
+	return 0;
+}
+
+/*
  * Chooses how a page that is not same-filled gets compressed: staged for
  * the agent when one is attached and the ring has room (the write then
  * completes at once), otherwise by the in-kernel LZ4.
  */
 static int ozram_store_page(struct ozram *oz, struct page *page, u32 index)
 {
-	if (!ozram_ring_stage(oz, index, page))
+	if (!ozram_stage_page(oz, page, index))
 		return 0;
 	return ozram_compress_inline(oz, page, index, true, NULL);
 }
 
-/* ---- results for staged pages (called by ozram_ring.c) ---------------- */
+static bool page_same_filled(const void *ptr, unsigned long *element)
+{
+	const unsigned long *words = ptr;
+	unsigned int last = PAGE_SIZE / sizeof(*words) - 1;
+	unsigned long val = words[0];
+	unsigned int pos;
 
-/*
- * Both return -EAGAIN, storing nothing, when @may_reclaim is false and the
- * storage cannot be had without reclaim; the ring then retries from its
- * worker.
- */
+	/* The last word first: most pages that differ, differ there too. */
+	if (val != words[last])
+		return false;
+	for (pos = 1; pos < last; pos++) {
+		if (val != words[pos])
+			return false;
+	}
+	*element = val;
+	return true;
+}
 
-/* Compresses the staged copy @page in the kernel: take-back and refusals. */
+int ozram_write_page(struct ozram *oz, struct page *page, u32 index)
+{
+	unsigned long element;
+	bool same;
+	void *mem;
+
+	mem = kmap_local_page(page);
+	same = page_same_filled(mem, &element);
+	kunmap_local(mem);
+	if (same)
+		return ozram_store_same(oz, index, element, NULL);
+	return ozram_store_page(oz, page, index);
+}
+
+/* ---- results for staged pages, from the offload ring ----------------- */
+
 int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
 			      bool may_reclaim,
 			      const struct ozram_stage_ref *ref)
@@ -398,7 +398,6 @@ int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
 	return ozram_compress_inline(oz, page, index, may_reclaim, ref);
 }
 
-/* Stores bytes an agent produced and the kernel checked. */
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
 				  const void *buf, unsigned int len,
 				  enum ozram_source source, bool may_reclaim,
@@ -416,244 +415,64 @@ int ozram_store_staged_same(struct ozram *oz, u32 index,
 	return ozram_store_same(oz, index, element, ref);
 }
 
-static int ozram_write_page(struct ozram *oz, struct page *page, u32 index)
-{
-	unsigned long element;
-	bool same;
-	void *mem;
+/* ---- freeing and marking slots ---------------------------------------- */
 
-	mem = kmap_local_page(page);
-	same = page_same_filled(mem, &element);
-	kunmap_local(mem);
-	if (same)
-		return ozram_store_same(oz, index, element, NULL);
-	return ozram_store_page(oz, page, index);
+void ozram_discard_page(struct ozram *oz, u32 index)
+{
+	ozram_slot_lock(oz, index);
+	ozram_free_slot(oz, index);
+	ozram_slot_unlock(oz, index);
 }
 
-static int ozram_bvec_write(struct ozram *oz, struct bio_vec *bvec, u32 index,
-			    unsigned int offset)
+bool ozram_try_discard_page(struct ozram *oz, u32 index)
 {
-	struct page *page;
-	void *dst;
-	int ret;
-
-	if (bvec->bv_len == PAGE_SIZE)
-		return ozram_write_page(oz, bvec->bv_page, index);
-
-	/* Part of a page: read the page, patch it, write it back whole. */
-	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
-	if (!page)
-		return -ENOMEM;
-	ret = ozram_read_page(oz, page, index);
-	if (!ret) {
-		dst = kmap_local_page(page);
-		memcpy_from_bvec(dst + offset, bvec);
-		kunmap_local(dst);
-		ret = ozram_write_page(oz, page, index);
-	}
-	__free_page(page);
-	return ret;
-}
-
-/* ---- bio handling ---------------------------------------------------- */
-
-static bool ozram_valid_io(struct ozram *oz, sector_t start, unsigned int size)
-{
-	u64 end, bound;
-
-	if (unlikely(start & (OZRAM_SECTORS_PER_LOGICAL_BLOCK - 1)))
+	if (!ozram_slot_trylock(oz, index))
 		return false;
-	if (unlikely(size & (OZRAM_LOGICAL_BLOCK_SIZE - 1)))
-		return false;
-
-	end = start + (size >> SECTOR_SHIFT);
-	bound = oz->disksize >> SECTOR_SHIFT;
-	return start < bound && end <= bound && start <= end;
+	ozram_free_slot(oz, index);
+	ozram_slot_unlock(oz, index);
+	return true;
 }
 
-/*
- * Discard and write-zeroes free whole pages: a free slot reads as zeroes.
- * The logical block is a page, so requests are always page aligned.
- */
-static void ozram_bio_discard(struct ozram *oz, struct bio *bio)
-{
-	u32 index = bio->bi_iter.bi_sector >> OZRAM_SECTORS_PER_PAGE_SHIFT;
-	size_t n = bio->bi_iter.bi_size;
-
-	while (n >= PAGE_SIZE) {
-		ozram_free_slot_locked(oz, index);
-		atomic64_inc(&oz->stats.notify_free);
-		index++;
-		n -= PAGE_SIZE;
-	}
-}
-
-static void ozram_mark_accessed(struct ozram *oz, u32 index)
+void ozram_mark_accessed(struct ozram *oz, u32 index)
 {
 	ozram_slot_lock(oz, index);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
 	ozram_slot_unlock(oz, index);
 }
 
-static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
-			 unsigned int offset, bool is_write)
+void ozram_mark_idle(struct ozram *oz)
 {
-	int ret;
-
-	if (is_write) {
-		atomic64_inc(&oz->stats.num_writes);
-		ret = ozram_bvec_write(oz, bvec, index, offset);
-	} else {
-		atomic64_inc(&oz->stats.num_reads);
-		ret = ozram_bvec_read(oz, bvec, index, offset);
-		flush_dcache_page(bvec->bv_page);
-	}
-	ozram_mark_accessed(oz, index);
-
-	if (unlikely(ret))
-		atomic64_inc(is_write ? &oz->stats.failed_writes :
-				 &oz->stats.failed_reads);
-	return ret;
-}
-
-static void ozram_bio_rw(struct ozram *oz, struct bio *bio)
-{
-	bool is_write = op_is_write(bio_op(bio));
-	unsigned long start_time;
-	struct bvec_iter iter;
-	struct bio_vec bvec;
-	unsigned int offset;
+	u32 num_pages = oz->disksize >> PAGE_SHIFT;
 	u32 index;
 
-	index = bio->bi_iter.bi_sector >> OZRAM_SECTORS_PER_PAGE_SHIFT;
-	offset = (bio->bi_iter.bi_sector & (OZRAM_SECTORS_PER_PAGE - 1))
-		 << SECTOR_SHIFT;
-
-	start_time = bio_start_io_acct(bio);
-	bio_for_each_segment(bvec, bio, iter) {
-		struct bio_vec bv = bvec;
-		unsigned int left = bvec.bv_len;
-
-		/* Split segments that straddle two pages of the device. */
-		while (left) {
-			bv.bv_len = min_t(unsigned int, PAGE_SIZE - offset,
-					  left);
-			if (ozram_bvec_rw(oz, &bv, index, offset, is_write)) {
-				bio->bi_status = BLK_STS_IOERR;
-				goto out;
-			}
-			bv.bv_offset += bv.bv_len;
-			left -= bv.bv_len;
-			offset += bv.bv_len;
-			if (offset == PAGE_SIZE) {
-				offset = 0;
-				index++;
-			}
-		}
-	}
-out:
-	bio_end_io_acct(bio, start_time);
-	bio_endio(bio);
-}
-
-static void ozram_submit_bio(struct bio *bio)
-{
-	struct ozram *oz = bio->bi_bdev->bd_disk->private_data;
-
-	if (!ozram_valid_io(oz, bio->bi_iter.bi_sector,
-			    bio->bi_iter.bi_size)) {
-		atomic64_inc(&oz->stats.invalid_io);
-		bio_io_error(bio);
-		return;
-	}
-
-	switch (bio_op(bio)) {
-	case REQ_OP_DISCARD:
-	case REQ_OP_WRITE_ZEROES:
-		ozram_bio_discard(oz, bio);
-		bio_endio(bio);
-		return;
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-		ozram_bio_rw(oz, bio);
-		return;
-	case REQ_OP_FLUSH:
-		/* Data lives in memory: nothing to flush. */
-		bio_endio(bio);
-		return;
-	default:
-		bio->bi_status = BLK_STS_NOTSUPP;
-		bio_endio(bio);
-		return;
+	for (index = 0; index < num_pages; index++) {
+		ozram_slot_lock(oz, index);
+		if (ozram_slot_allocated(oz, index))
+			ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
+		ozram_slot_unlock(oz, index);
+		cond_resched();
 	}
 }
 
-static void ozram_slot_free_notify(struct block_device *bdev,
-				   unsigned long index)
+int ozram_alloc_slots(struct ozram *oz, u64 disksize)
 {
-	struct ozram *oz = bdev->bd_disk->private_data;
-
-	atomic64_inc(&oz->stats.notify_free);
-	/* Called under the swap lock: never spin on a busy slot. */
-	if (!ozram_slot_trylock(oz, index)) {
-		atomic64_inc(&oz->stats.miss_free);
-		return;
-	}
-	ozram_free_slot(oz, index);
-	ozram_slot_unlock(oz, index);
+	oz->table = kvcalloc(disksize >> PAGE_SHIFT, sizeof(*oz->table),
+			     GFP_KERNEL | __GFP_NOWARN);
+	return oz->table ? 0 : -ENOMEM;
 }
 
 /*
- * Single-page I/O without a bio.  In this kernel, providing rw_page is what
- * makes swap treat the device as synchronous (SWP_SYNCHRONOUS_IO) and skip
- * the swap cache readahead; on any error the caller falls back to a bio.
+ * Nothing else can reach the slots: the device has no openers, and the
+ * ring's completions and stores are excluded (ozram_ring_lock_devices()).
+ * A staged page gives its ring slot back.
  */
-static int ozram_rw_page(struct block_device *bdev, sector_t sector,
-			 struct page *page, enum req_op op)
+void ozram_free_slots(struct ozram *oz, u64 disksize)
 {
-	struct ozram *oz = bdev->bd_disk->private_data;
-	bool is_write = op_is_write(op);
-	unsigned long start_time;
-	struct bio_vec bv;
+	u32 num_pages = disksize >> PAGE_SHIFT;
 	u32 index;
-	int ret;
 
-	if (PageTransHuge(page))
-		return -EOPNOTSUPP;
-	if (!ozram_valid_io(oz, sector, PAGE_SIZE)) {
-		atomic64_inc(&oz->stats.invalid_io);
-		return -EINVAL;
-	}
-
-	index = sector >> OZRAM_SECTORS_PER_PAGE_SHIFT;
-	bv.bv_page = page;
-	bv.bv_len = PAGE_SIZE;
-	bv.bv_offset = 0;
-
-	start_time = bdev_start_io_acct(bdev->bd_disk->part0,
-					OZRAM_SECTORS_PER_PAGE, op, jiffies);
-	ret = ozram_bvec_rw(oz, &bv, index, 0, is_write);
-	bdev_end_io_acct(bdev->bd_disk->part0, op, start_time);
-	if (ret)
-		return ret;
-
-	page_endio(page, is_write, 0);
-	return 0;
+	for (index = 0; index < num_pages; index++)
+		ozram_free_slot(oz, index);
+	kvfree(oz->table);
+	oz->table = NULL;
 }
-
-static int ozram_open(struct block_device *bdev, fmode_t mode)
-{
-	struct ozram *oz = bdev->bd_disk->private_data;
-
-	WARN_ON(!mutex_is_locked(&bdev->bd_disk->open_mutex));
-	/* Reset or removal in progress. */
-	return oz->claim ? -EBUSY : 0;
-}
-
-const struct block_device_operations ozram_devops = {
-	.owner = THIS_MODULE,
-	.open = ozram_open,
-	.submit_bio = ozram_submit_bio,
-	.rw_page = ozram_rw_page,
-	.swap_slot_free_notify = ozram_slot_free_notify,
-};

@@ -1,16 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ozram slot table: accessors of the per-page slots.  Every helper that
- * reads or changes a slot needs the slot's bit spinlock, taken with
- * ozram_slot_lock(), except while the device is being set up or torn down.
+ * ozram slot table: accessors of the per-page slots, for ozram_io.c, the
+ * only code that writes the table.  Every helper that reads or changes a
+ * slot needs the slot's bit spinlock, taken with ozram_slot_lock(), except
+ * while the device is being set up or torn down.
  */
 #ifndef OZRAM_SLOT_H
 #define OZRAM_SLOT_H
 
 #include <linux/bit_spinlock.h>
 #include <linux/bitops.h>
+#include <linux/build_bug.h>
 
 #include "ozram_drv.h"
+
+/*
+ * The low OZRAM_FLAG_SHIFT bits of a slot's flags word hold the size of its
+ * zsmalloc object (at most PAGE_SIZE); the bits above are enum
+ * ozram_slot_flag.
+ */
+#define OZRAM_FLAG_SHIFT	(PAGE_SHIFT + 1)
+
+enum ozram_slot_flag {
+	OZRAM_SLOT_LOCK = OZRAM_FLAG_SHIFT, /* bit spinlock of the slot */
+	OZRAM_SLOT_SAME,	/* element holds the word the page repeats */
+	OZRAM_SLOT_HUGE,	/* object is the raw page */
+	OZRAM_SLOT_IDLE,	/* not accessed since the last "idle" write */
+	OZRAM_SLOT_SRC_AGENT_CPU, /* compressed by the agent on a CPU */
+	OZRAM_SLOT_SRC_AGENT_GPU, /* compressed by the agent on a GPU */
+	/*
+	 * The page waits in a staging slot of the offload ring (handle holds
+	 * the ring slot) for the agent to compress it.
+	 */
+	OZRAM_SLOT_STAGED,
+
+	__OZRAM_SLOT_NR_FLAGS,
+};
+
+static_assert(__OZRAM_SLOT_NR_FLAGS <= BITS_PER_LONG);
+
+/* One entry per page of the device. */
+struct ozram_slot {
+	union {
+		unsigned long handle;	/* zsmalloc handle */
+		unsigned long element;	/* with OZRAM_SLOT_SAME */
+	};
+	unsigned long flags;
+};
 
 static inline void ozram_slot_lock(struct ozram *oz, u32 index)
 {
@@ -82,7 +118,5 @@ static inline void ozram_set_slot_source(struct ozram *oz, u32 index,
 	else if (source == OZRAM_SRC_AGENT_GPU)
 		ozram_set_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU);
 }
-
-void ozram_free_slot(struct ozram *oz, u32 index);
 
 #endif /* OZRAM_SLOT_H */

@@ -7,7 +7,13 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
-#include "ozram_offload.h"
+#include "ozram_ring_api.h"
+
+const char *const ozram_ring_stat_keys[OZRAM_RING_NR_STATS] = {
+#define OZRAM_RING_STAT(attr, name, kind, help) "ring_" #name,
+#include <ozram_ring_stats.h>
+#undef OZRAM_RING_STAT
+};
 
 /* Raises the high-water mark of zsmalloc pages to @pages if it is higher. */
 void ozram_stats_update_used_max(struct ozram_stats *stats,
@@ -97,7 +103,7 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	/* The ring is shared by every device: not summed. */
 	sum->agent_attached = snap->agent_attached;
 	sum->agent_pid = snap->agent_pid;
-	sum->ring = snap->ring;
+	memcpy(sum->ring, snap->ring, sizeof(sum->ring));
 }
 
 /*

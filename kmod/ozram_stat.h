@@ -40,24 +40,19 @@ struct ozram_stats {
 };
 
 /*
- * Counters of the offload ring.  One ring serves every device, so every
- * device's snapshot carries the same ring counters, and a total over
- * devices carries them once.
+ * The numbers of the offload ring (shared/ozram_ring_stats.h), by index.
+ * One ring serves every device, so every device's snapshot carries the
+ * same ring numbers, and a total over devices carries them once.
  */
-struct ozram_ring_snapshot {
-	u64 submitted;
-	u64 completed;
-	u64 rejected;
-	u64 timeouts;
-	u64 inline_fallbacks;
-	u64 batches;
-	u64 occupancy;
-	u64 stale;
-	u64 verify_failures;
-	u64 agent_errors;
-	u64 drained;
-	u64 deferred;
+enum ozram_ring_stat {
+#define OZRAM_RING_STAT(attr, name, kind, help) OZRAM_RING_STAT_##attr,
+#include <ozram_ring_stats.h>
+#undef OZRAM_RING_STAT
+	OZRAM_RING_NR_STATS,
 };
+
+/* "ring_<name>": the keys of backend_stat, by index. */
+extern const char *const ozram_ring_stat_keys[OZRAM_RING_NR_STATS];
 
 /* A consistent copy of one device's numbers, in the units of the ABI. */
 struct ozram_snapshot {
@@ -86,7 +81,7 @@ struct ozram_snapshot {
 	u64 staged_pages;
 	bool agent_attached;
 	u32 agent_pid;
-	struct ozram_ring_snapshot ring;
+	u64 ring[OZRAM_RING_NR_STATS];
 };
 
 void ozram_stats_update_used_max(struct ozram_stats *stats,

@@ -17,7 +17,8 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
-#include "ozram_offload.h"
+#include "ozram_io.h"
+#include "ozram_ring_api.h"
 
 /* The only algorithm: the agent and the kernel must produce the same. */
 #define OZRAM_COMP_ALGORITHM "lz4"
@@ -242,24 +243,21 @@ static ssize_t backend_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
 	struct ozram_snapshot s;
+	int len, i;
 
 	ozram_snapshot(dev_to_ozram(dev), &s);
-	return sysfs_emit(buf,
-			  "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nstaged: %llu\nagent: %s\n"
-			  "agent_pid: %u\nring_submitted: %llu\nring_completed: %llu\nring_rejected: %llu\n"
-			  "ring_stale: %llu\nring_verify_failures: %llu\nring_agent_errors: %llu\n"
-			  "ring_timeouts: %llu\nring_drained: %llu\nring_inline_fallbacks: %llu\n"
-			  "ring_batches: %llu\nring_occupancy: %llu\nring_deferred: %llu\n",
-			  s.source_pages[OZRAM_SRC_KERNEL_LZ4],
-			  s.source_pages[OZRAM_SRC_AGENT_CPU],
-			  s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
-			  s.huge_pages, s.staged_pages,
-			  s.agent_attached ? "attached" : "detached",
-			  s.agent_pid, s.ring.submitted, s.ring.completed,
-			  s.ring.rejected, s.ring.stale, s.ring.verify_failures,
-			  s.ring.agent_errors, s.ring.timeouts, s.ring.drained,
-			  s.ring.inline_fallbacks, s.ring.batches,
-			  s.ring.occupancy, s.ring.deferred);
+	len = sysfs_emit(buf,
+			 "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nstaged: %llu\nagent: %s\nagent_pid: %u\n",
+			 s.source_pages[OZRAM_SRC_KERNEL_LZ4],
+			 s.source_pages[OZRAM_SRC_AGENT_CPU],
+			 s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
+			 s.huge_pages, s.staged_pages,
+			 s.agent_attached ? "attached" : "detached",
+			 s.agent_pid);
+	for (i = 0; i < OZRAM_RING_NR_STATS; i++)
+		len += sysfs_emit_at(buf, len, "%s: %llu\n",
+				     ozram_ring_stat_keys[i], s.ring[i]);
+	return len;
 }
 
 static DEVICE_ATTR_RW(disksize);

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
  * ozram generic netlink ABI.
  *
@@ -10,6 +10,9 @@
  * Commands: see enum ozram_genl_cmd.  Read-only commands are open to every
  *           user; commands that change state need CAP_NET_ADMIN.
  * Sizes:    every counter is a u64 (NLA_U64, padded with OZRAM_ATTR_PAD).
+ * Changes:  attributes and commands are only ever appended.  One that is
+ *           retired keeps its number, gets an _UNUSED name, and is no longer
+ *           sent; the kernel refuses it as input like any unknown attribute.
  */
 #ifndef OZRAM_GENL_H
 #define OZRAM_GENL_H
@@ -84,8 +87,9 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_PAGES_KERNEL_LZ4,	/* u64: compressed by in-kernel LZ4 */
 	OZRAM_ATTR_PAGES_AGENT_CPU,	/* u64: compressed by the agent, CPU */
 	OZRAM_ATTR_PAGES_AGENT_GPU,	/* u64: compressed by the agent, GPU */
-	OZRAM_ATTR_PAGES_SAME_FILLED,	/* u64: stored as one repeated word */
-	OZRAM_ATTR_PAGES_HUGE,		/* u64: stored uncompressed */
+	/* Retired: the same counts as OZRAM_ATTR_SAME_PAGES and _HUGE_PAGES. */
+	OZRAM_ATTR_PAGES_SAME_FILLED_UNUSED,
+	OZRAM_ATTR_PAGES_HUGE_UNUSED,
 	OZRAM_ATTR_AGENT_STATE,		/* u8: enum ozram_agent_state */
 
 	OZRAM_ATTR_RING,		/* nest: enum ozram_ring_attr */
@@ -96,29 +100,16 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_MAX = __OZRAM_ATTR_MAX - 1
 };
 
-/* Counters of the offload ring, nested in OZRAM_ATTR_RING (all u64). */
+/*
+ * The offload ring's numbers, nested in OZRAM_ATTR_RING, all u64: one
+ * attribute per line of ozram_ring_stats.h, in its order.
+ */
 enum ozram_ring_attr {
 	OZRAM_RING_ATTR_UNSPEC,
 	OZRAM_RING_ATTR_PAD,
-	OZRAM_RING_ATTR_SUBMITTED,	/* pages handed to the agent */
-	OZRAM_RING_ATTR_COMPLETED,	/* completions accepted */
-	OZRAM_RING_ATTR_REJECTED,	/* completions that failed checks */
-	OZRAM_RING_ATTR_TIMEOUTS,	/* staged pages the agent never did */
-	OZRAM_RING_ATTR_INLINE_FALLBACKS, /* pages compressed in the kernel
-					   * while an agent was attached
-					   */
-	OZRAM_RING_ATTR_BATCHES,	/* batches completed by the agent */
-	OZRAM_RING_ATTR_OCCUPANCY,	/* staging slots in use now */
-	OZRAM_RING_ATTR_STALE,		/* completions for superseded pages */
-	OZRAM_RING_ATTR_VERIFY_FAILURES, /* completions whose bytes did not
-					  * decode to the staged page
-					  */
-	OZRAM_RING_ATTR_AGENT_ERRORS,	/* pages the agent gave back (-errno) */
-	OZRAM_RING_ATTR_DRAINED,	/* pages taken back on detach/close */
-	OZRAM_RING_ATTR_DEFERRED,	/* pages whose storing would have had
-					 * the agent wait on reclaim: stored
-					 * by the module's worker instead
-					 */
+#define OZRAM_RING_STAT(attr, name, kind, help) OZRAM_RING_ATTR_##attr,
+#include "ozram_ring_stats.h"
+#undef OZRAM_RING_STAT
 
 	__OZRAM_RING_ATTR_MAX,
 	OZRAM_RING_ATTR_MAX = __OZRAM_RING_ATTR_MAX - 1

@@ -21,7 +21,7 @@
 #define OZRAM_RING_MAGIC	0x4d525a4fU	/* "OZRM" in little endian */
 /* Major: incompatible layout change.  Minor: compatible additions only. */
 #define OZRAM_RING_ABI_MAJOR	1
-#define OZRAM_RING_ABI_MINOR	1
+#define OZRAM_RING_ABI_MINOR	2
 
 #define OZRAM_RING_PAGE_SIZE	4096U
 #define OZRAM_RING_CACHELINE	64U
@@ -88,9 +88,10 @@ struct ozram_ring_ctrl {
 };
 
 /*
- * ctrl.flags, set and cleared by the producer:
- * NEED_WAKEUP: the producer is not polling the CQ; after publishing cq_tail
- *   (and a full barrier), the agent must call OZRAM_RING_IOC_COMPLETE.
+ * ctrl.flags, written by the producer:
+ * NEED_WAKEUP: always set.  Agents of ABI 1.0 and 1.1 call
+ *   OZRAM_RING_IOC_COMPLETE only while it is; from 1.2 an agent calls it
+ *   after every publish of cq_tail and ignores the bit.
  * STOPPING: the producer is going away; the agent finishes what it has
  *   consumed, posts it and detaches.  New SQ entries will not come.
  */
@@ -146,13 +147,14 @@ static_assert(sizeof(struct ozram_ring_cqe) == 32, "cqe");
 
 /*
  * Doorbells on the file descriptor of OZRAM_RING_DEV_PATH:
- * - poll(): EPOLLIN while the SQ is not empty or STOPPING is set, EPOLLHUP
- *   when the producer is gone.
+ * - poll(): EPOLLIN while the SQ is not empty, EPOLLHUP once the agent
+ *   detached or when the producer is gone.
  * - ioctl(OZRAM_RING_IOC_COMPLETE): completions were posted up to cq_tail.
  * - ioctl(OZRAM_RING_IOC_DETACH): the agent leaves; the producer takes back
  *   every slot in flight at once instead of waiting for its timeout.
  * - mmap(): offset 0 maps [0, staging.offset) read-write; offset
  *   staging.offset maps the staging area, read-only.
+ * read() and write() are not doorbells: they fail with EINVAL.
  */
 #define OZRAM_RING_IOC_MAGIC	0xB7
 #define OZRAM_RING_IOC_COMPLETE	_IO(OZRAM_RING_IOC_MAGIC, 1)

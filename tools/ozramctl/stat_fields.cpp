@@ -11,7 +11,8 @@ using enum Section;
 using enum Unit;
 
 // The JSON keys are the attribute names without their OZRAM_ATTR_ /
-// OZRAM_RING_ATTR_ prefix, in lower case.
+// OZRAM_RING_ATTR_ prefix, in lower case (pages_same_filled and pages_huge
+// keep the names of two retired attributes).
 constexpr std::array FIELDS = {
     StatField{"disksize", device, Source::top, OZRAM_ATTR_DISKSIZE, 64, bytes},
     StatField{"initstate", device, Source::top, OZRAM_ATTR_INITSTATE, 8, flag},
@@ -38,27 +39,19 @@ constexpr std::array FIELDS = {
               count},
     StatField{"pages_agent_cpu", backend_stat, Source::top, OZRAM_ATTR_PAGES_AGENT_CPU, 64, count},
     StatField{"pages_agent_gpu", backend_stat, Source::top, OZRAM_ATTR_PAGES_AGENT_GPU, 64, count},
-    StatField{"pages_same_filled", backend_stat, Source::top, OZRAM_ATTR_PAGES_SAME_FILLED, 64,
-              count},
-    StatField{"pages_huge", backend_stat, Source::top, OZRAM_ATTR_PAGES_HUGE, 64, count},
+    // backend_stat's same_filled and huge are mm_stat's counts; the keys stay
+    // so that the JSON layout only ever grows.
+    StatField{"pages_same_filled", backend_stat, Source::top, OZRAM_ATTR_SAME_PAGES, 64, count},
+    StatField{"pages_huge", backend_stat, Source::top, OZRAM_ATTR_HUGE_PAGES, 64, count},
 
     StatField{"agent_state", agent, Source::top, OZRAM_ATTR_AGENT_STATE, 8, agent_state},
     StatField{"agent_pid", agent, Source::top, OZRAM_ATTR_AGENT_PID, 32, pid},
 
-    StatField{"submitted", ring, Source::nested_ring, OZRAM_RING_ATTR_SUBMITTED, 64, count},
-    StatField{"completed", ring, Source::nested_ring, OZRAM_RING_ATTR_COMPLETED, 64, count},
-    StatField{"rejected", ring, Source::nested_ring, OZRAM_RING_ATTR_REJECTED, 64, count},
-    StatField{"timeouts", ring, Source::nested_ring, OZRAM_RING_ATTR_TIMEOUTS, 64, count},
-    StatField{"inline_fallbacks", ring, Source::nested_ring, OZRAM_RING_ATTR_INLINE_FALLBACKS, 64,
-              count},
-    StatField{"batches", ring, Source::nested_ring, OZRAM_RING_ATTR_BATCHES, 64, count},
-    StatField{"occupancy", ring, Source::nested_ring, OZRAM_RING_ATTR_OCCUPANCY, 64, count},
-    StatField{"stale", ring, Source::nested_ring, OZRAM_RING_ATTR_STALE, 64, count},
-    StatField{"verify_failures", ring, Source::nested_ring, OZRAM_RING_ATTR_VERIFY_FAILURES, 64,
-              count},
-    StatField{"agent_errors", ring, Source::nested_ring, OZRAM_RING_ATTR_AGENT_ERRORS, 64, count},
-    StatField{"drained", ring, Source::nested_ring, OZRAM_RING_ATTR_DRAINED, 64, count},
-    StatField{"deferred", ring, Source::nested_ring, OZRAM_RING_ATTR_DEFERRED, 64, count},
+// The ring's numbers, from the list the module makes them from.
+#define OZRAM_RING_STAT(attr, name, kind, help) \
+    StatField{#name, ring, Source::nested_ring, OZRAM_RING_ATTR_##attr, 64, count},
+#include "ozram_ring_stats.h"
+#undef OZRAM_RING_STAT
 };
 
 }  // namespace

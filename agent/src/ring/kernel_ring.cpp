@@ -6,7 +6,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -79,13 +78,8 @@ Wake KernelRing::wait_for_work(std::chrono::microseconds timeout) {
     return Wake::Ready;
 }
 
+// The kernel reaps only when asked: every publish rings (ring ABI 1.2).
 void KernelRing::notify_completions() {
-    // Pairs with the producer's barrier between clearing NEED_WAKEUP and
-    // re-reading cq_tail: either it sees our tail or we see its flag.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if ((load_acquire(view_.ctrl->flags) & OZRAM_RING_F_NEED_WAKEUP) == 0) {
-        return;
-    }
     if (::ioctl(fd_, OZRAM_RING_IOC_COMPLETE) < 0) {
         fail("OZRAM_RING_IOC_COMPLETE on " + path_);
     }

@@ -1,12 +1,12 @@
-// A validated view of one attached ring: where each area of the mapping is,
-// and the acquire/release accesses to the shared indices.
+// A validated view of one attached ring: where each area of the mapping is.
+// The accesses to the shared indices are in barrier.hpp.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "barrier.hpp"
 #include "ozram/error.hpp"
 #include "ozram_ring.h"
 
@@ -25,16 +25,6 @@ class AbiVersionError : public Error {
 // Throws AbiVersionError on an unknown major version, Error(EBADMSG) on
 // anything else that is wrong.
 void check_header(const ozram_ring_header& header, std::uint64_t mapped_bytes);
-
-// The shared indices are plain u32 in the ABI; both sides access them
-// atomically with the io_uring ordering rules.
-[[nodiscard]] inline std::uint32_t load_acquire(const ozram_ring_index& index) {
-    return std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t&>(index.value))
-        .load(std::memory_order_acquire);
-}
-inline void store_release(ozram_ring_index& index, std::uint32_t value) {
-    std::atomic_ref<std::uint32_t>(index.value).store(value, std::memory_order_release);
-}
 
 struct RingView {
     ozram_ring_header header{};  // the checked private copy; never re-read

@@ -26,12 +26,8 @@ boost::posix_time::ptime deadline_after(std::chrono::microseconds timeout) {
            boost::posix_time::microseconds(timeout.count());
 }
 
-std::atomic_ref<std::uint32_t> shared_word(std::uint32_t& word) {
-    return std::atomic_ref<std::uint32_t>(word);
-}
-
 // Sleeps on `semaphore` until `ready()` or the deadline, raising `waiting`
-// around the sleep so that the other side knows to post.
+// around the sleep so that the other side knows to post (barrier.hpp).
 template <typename Ready>
 bool sleep_until_ready(bip::interprocess_semaphore& semaphore, std::uint32_t& waiting,
                        std::chrono::microseconds timeout, Ready ready) {
@@ -39,8 +35,7 @@ bool sleep_until_ready(bip::interprocess_semaphore& semaphore, std::uint32_t& wa
         return true;
     }
     const auto deadline = deadline_after(timeout);
-    shared_word(waiting).store(1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    announce_sleep(waiting);
     try {
         while (!ready() && semaphore.timed_wait(deadline)) {
         }
@@ -50,15 +45,14 @@ bool sleep_until_ready(bip::interprocess_semaphore& semaphore, std::uint32_t& wa
             throw;
         }
     }
-    shared_word(waiting).store(0, std::memory_order_relaxed);
+    end_sleep(waiting);
     return ready();
 }
 
 // Posts `semaphore` if the other side sleeps on it.  The caller has just
 // published an index with a store-release.
 void wake_if_waiting(bip::interprocess_semaphore& semaphore, std::uint32_t& waiting) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (shared_word(waiting).load(std::memory_order_relaxed) != 0) {
+    if (sleeper_waiting(waiting)) {
         semaphore.post();
     }
 }
@@ -118,8 +112,7 @@ std::unique_ptr<ShmRingOwner> ShmRingOwner::create(const std::string& name,
     const std::uint32_t magic = header.magic;
     header.magic = 0;
     std::memcpy(base, &header, sizeof(header));
-    std::atomic_ref<std::uint32_t>(reinterpret_cast<ozram_ring_header*>(base)->magic)
-        .store(magic, std::memory_order_release);
+    publish_magic(reinterpret_cast<ozram_ring_header*>(base)->magic, magic);
     return owner;
 }
 
@@ -142,12 +135,12 @@ void ShmRingOwner::notify_work() {
 void ShmRingOwner::wait_for_completions(std::chrono::microseconds timeout) {
     sleep_until_ready(side_->done, side_->producer_waiting, timeout, [this] {
         return load_acquire(view_.ctrl->cq_tail) != load_acquire(view_.ctrl->cq_head) ||
-               shared_word(side_->agent_pid).load(std::memory_order_acquire) == 0;
+               load_owner(side_->agent_pid) == 0;
     });
 }
 
 std::uint32_t ShmRingOwner::agent_pid() {
-    return shared_word(side_->agent_pid).load(std::memory_order_acquire);
+    return load_owner(side_->agent_pid);
 }
 
 std::unique_ptr<ShmRing> ShmRing::attach(const std::string& name) {
@@ -163,8 +156,7 @@ std::unique_ptr<ShmRing> ShmRing::attach(const std::string& name) {
         {
             bip::mapped_region first(shm, bip::read_only, 0, OZRAM_RING_PAGE_SIZE);
             auto* shared = static_cast<ozram_ring_header*>(first.get_address());
-            const std::uint32_t magic =
-                std::atomic_ref<std::uint32_t>(shared->magic).load(std::memory_order_acquire);
+            const std::uint32_t magic = acquire_magic(shared->magic);
             if (magic == 0) {
                 throw Error(EAGAIN, "shared memory '" + ring->name_ + "' is not initialised yet");
             }
@@ -194,16 +186,15 @@ std::unique_ptr<ShmRing> ShmRing::attach(const std::string& name) {
         rethrow(error, "cannot attach to shared memory '" + ring->name_ + "'");
     }
     // Claim the ring unless a live agent holds it; a dead one's pid is taken over.
-    auto owner = shared_word(ring->side_->agent_pid);
     const auto me = static_cast<std::uint32_t>(::getpid());
-    std::uint32_t holder = owner.load(std::memory_order_acquire);
+    std::uint32_t holder = load_owner(ring->side_->agent_pid);
     do {
         if (process_alive(holder)) {
             throw Error(EBUSY, "another agent (pid " + std::to_string(holder) +
                                    ") is attached to '" + ring->name_ + "'");
         }
-    } while (!owner.compare_exchange_weak(holder, me, std::memory_order_acq_rel));
-    shared_word(ring->side_->attach_count).fetch_add(1, std::memory_order_relaxed);
+    } while (!claim_owner(ring->side_->agent_pid, holder, me));
+    count(ring->side_->attach_count);
     ring->attached_ = true;
     return ring;
 }
@@ -229,7 +220,7 @@ void ShmRing::detach() {
         return;
     }
     attached_ = false;
-    shared_word(side_->agent_pid).store(0, std::memory_order_release);
+    release_owner(side_->agent_pid);
     wake_if_waiting(side_->done, side_->producer_waiting);
     writable_ = bip::mapped_region();
     staging_ = bip::mapped_region();

@@ -184,8 +184,8 @@ TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
     ozram_ring_header header;
     ozram_ring_init_header(&header, 8, 8, 3072);
     EXPECT_EQ(OZRAM_RING_ABI_MAJOR, 1);
-    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 1);
-    EXPECT_EQ(header.abi_minor, 1);
+    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 2);
+    EXPECT_EQ(header.abi_minor, 2);
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), OZRAM_RING_CQE_F_GPU);
     header.abi_minor = 0;
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), 0u);

@@ -53,23 +53,14 @@ static const char* const stat_names[OZRAM_ATTR_MAX + 1] = {
     [OZRAM_ATTR_PAGES_KERNEL_LZ4] = "kernel_lz4",
     [OZRAM_ATTR_PAGES_AGENT_CPU] = "agent_cpu",
     [OZRAM_ATTR_PAGES_AGENT_GPU] = "agent_gpu",
-    [OZRAM_ATTR_PAGES_SAME_FILLED] = "same_filled",
-    [OZRAM_ATTR_PAGES_HUGE] = "huge",
     [OZRAM_ATTR_PAGES_STAGED] = "staged",
 };
 
+/* The ring's numbers, named from the list the module makes them from. */
 static const char* const ring_names[OZRAM_RING_ATTR_MAX + 1] = {
-    [OZRAM_RING_ATTR_SUBMITTED] = "ring.submitted",
-    [OZRAM_RING_ATTR_COMPLETED] = "ring.completed",
-    [OZRAM_RING_ATTR_REJECTED] = "ring.rejected",
-    [OZRAM_RING_ATTR_TIMEOUTS] = "ring.timeouts",
-    [OZRAM_RING_ATTR_INLINE_FALLBACKS] = "ring.inline_fallbacks",
-    [OZRAM_RING_ATTR_BATCHES] = "ring.batches",
-    [OZRAM_RING_ATTR_OCCUPANCY] = "ring.occupancy",
-    [OZRAM_RING_ATTR_STALE] = "ring.stale",
-    [OZRAM_RING_ATTR_VERIFY_FAILURES] = "ring.verify_failures",
-    [OZRAM_RING_ATTR_AGENT_ERRORS] = "ring.agent_errors",
-    [OZRAM_RING_ATTR_DRAINED] = "ring.drained",
+#define OZRAM_RING_STAT(attr, name, kind, help) [OZRAM_RING_ATTR_##attr] = "ring." #name,
+#include "../../../shared/ozram_ring_stats.h"
+#undef OZRAM_RING_STAT
 };
 
 struct request {

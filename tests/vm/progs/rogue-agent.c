@@ -6,17 +6,19 @@
  * output area, unknown encodings and flags, positive statuses, LZ4 that
  * decodes to other bytes or not at all, RAW pages with a flipped byte,
  * same-filled pages with the wrong word, and CQ tail jumps.  Unknown flag
- * bits ride on otherwise honest RAW completions, so that only the flags can
- * get them rejected.  A few completions are honest (RAW copies of the staged
- * page, with and without OZRAM_RING_CQE_F_GPU, and -ENOMEM give-backs) so
- * that the accepted path runs too.  --kind NAME sends one kind only.
+ * bits and stale generations ride on otherwise honest RAW completions, so
+ * that only the flags or the generation can get them refused.  A few
+ * completions are honest (RAW copies of the staged page, with and without
+ * OZRAM_RING_CQE_F_GPU, and -ENOMEM give-backs) so that the accepted path
+ * runs too.  --kind NAME sends one kind only.
  *
- * Before that it checks two refusals: a second open of the device must fail
- * with EBUSY, and the staging area must not become writable (mmap with
- * PROT_WRITE and mprotect must both fail).  With --check-eof it ends by
- * detaching while a thread sleeps in read(), which must return 0.  Exit
- * status 0 when every check holds and the run finished, 1 otherwise; 2 on
- * usage errors.
+ * Before that it checks refusals: a second open of the device must fail
+ * with EBUSY, the staging area must not become writable (mmap with
+ * PROT_WRITE and mprotect must both fail), and read() and write() on the
+ * device, which are no doorbells, must fail with EINVAL.  With --check-hup
+ * it ends by detaching while a thread sleeps in poll(), which must wake
+ * with POLLHUP.  Exit status 0 when every check holds and the run
+ * finished, 1 otherwise; 2 on usage errors.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,7 +70,7 @@ static void on_signal(int sig) {
 static void usage(FILE* out) {
     fprintf(out,
             "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump] [--kind NAME]\n"
-            "                   [--check-eof]\n"
+            "                   [--check-hup]\n"
             "Attaches to the ozram offload ring and answers its pages with invalid\n"
             "completions for N seconds (default 10), then prints what it sent.\n"
             "  --no-jump    never move cq_tail by a huge step\n"
@@ -76,12 +78,13 @@ static void usage(FILE* out) {
             "               length_beyond_area, unknown_encoding, wrong_lz4, garbage_lz4,\n"
             "               wrong_raw, wrong_fill, bad_status, bad_flags, honest_raw,\n"
             "               honest_gpu or give_back (default: each in turn)\n"
-            "  --check-eof  at the end, detach while a thread sleeps in read(): the\n"
-            "               read must return 0 (end of file); run it when nothing\n"
-            "               writes any more, so that the reader gets to sleep\n"
-            "Checks first that a second open fails with EBUSY and that the staging\n"
-            "area cannot be mapped or made writable.  Exit status: 0 ok, 1 a check\n"
-            "failed or the ring could not be used, 2 usage.\n");
+            "  --check-hup  at the end, detach while a thread sleeps in poll(): it\n"
+            "               must wake with POLLHUP; run it when nothing writes any\n"
+            "               more, so that the poller gets to sleep\n"
+            "Checks first that a second open fails with EBUSY, that the staging\n"
+            "area cannot be mapped or made writable, and that read() and write()\n"
+            "fail with EINVAL.  Exit status: 0 ok, 1 a check failed or the ring\n"
+            "could not be used, 2 usage.\n");
 }
 
 static uint32_t load_acquire(const uint32_t* p) {
@@ -137,22 +140,22 @@ static unsigned int short_period(const uint8_t* page) {
     return 0;
 }
 
-struct sleeping_reader {
+struct sleeping_poller {
     int fd;
     pid_t tid;
-    ssize_t ret;
-    int err;
+    int ret;
+    short revents;
     int done;
 };
 
-static void* read_until_woken(void* arg) {
-    struct sleeping_reader* r = arg;
-    uint32_t pending;
+static void* poll_until_woken(void* arg) {
+    struct sleeping_poller* p = arg;
+    struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
 
-    __atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-    r->ret = read(r->fd, &pending, sizeof(pending));
-    r->err = errno;
-    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    p->ret = poll(&pfd, 1, 10000);
+    p->revents = pfd.revents;
+    __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -173,53 +176,70 @@ static char thread_state(pid_t tid) {
 }
 
 /*
- * A read() that sleeps for work must return 0, end of file, when the agent
- * detaches meanwhile, not a count.  Everything queued is taken first (the
- * kernel takes those pages back), so that the reader sleeps; if a write
- * queues a page meanwhile, the reader wakes with a count and the check is
- * tried again.  Detaches the ring.  Returns 0 when the check held.
+ * A poll() that sleeps for work must wake with POLLHUP when the agent
+ * detaches meanwhile.  Everything queued is taken first (the kernel takes
+ * those pages back), so that the poller sleeps; if a write queues a page
+ * meanwhile, the poller wakes with POLLIN and the check is tried again.
+ * Detaches the ring.  Returns 0 when the check held.
  */
-static int check_eof_on_detach(int fd, struct ozram_ring_ctrl* ctrl) {
+static int check_hup_on_detach(int fd, struct ozram_ring_ctrl* ctrl) {
     int attempt;
 
     for (attempt = 0; attempt < 60; attempt++) {
-        struct sleeping_reader r = {.fd = fd};
-        pthread_t reader;
+        struct sleeping_poller p = {.fd = fd};
+        pthread_t poller;
         pid_t tid;
 
         store_release(&ctrl->sq_head.value, load_acquire(&ctrl->sq_tail.value));
-        if (pthread_create(&reader, NULL, read_until_woken, &r)) {
+        if (pthread_create(&poller, NULL, poll_until_woken, &p)) {
             fprintf(stderr, "rogue-agent: pthread_create failed\n");
             return 1;
         }
         usleep(300 * 1000);
-        tid = __atomic_load_n(&r.tid, __ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) || !tid || thread_state(tid) != 'S') {
+        tid = __atomic_load_n(&p.tid, __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&p.done, __ATOMIC_ACQUIRE) || !tid || thread_state(tid) != 'S') {
             /* New work woke it (or it is not asleep yet): not the case under test. */
-            pthread_join(reader, NULL);
-            if (r.ret != (ssize_t)sizeof(uint32_t)) {
-                fprintf(stderr, "rogue-agent: FAIL: read() before the detach returned %zd (%s)\n",
-                        r.ret, strerror(r.err));
+            pthread_join(poller, NULL);
+            if (p.ret != 1 || !(p.revents & POLLIN)) {
+                fprintf(stderr, "rogue-agent: FAIL: poll() before the detach gave %d, revents %#x\n",
+                        p.ret, (unsigned int)p.revents);
                 return 1;
             }
             continue;
         }
         if (ioctl(fd, OZRAM_RING_IOC_DETACH) < 0) {
             perror("rogue-agent: detach");
-            pthread_join(reader, NULL);
+            pthread_join(poller, NULL);
             return 1;
         }
-        pthread_join(reader, NULL);
-        if (r.ret != 0) {
-            fprintf(stderr, "rogue-agent: FAIL: a read() sleeping at the detach returned %zd (%s)\n",
-                    r.ret, r.ret < 0 ? strerror(r.err) : "a count");
+        pthread_join(poller, NULL);
+        if (p.ret != 1 || !(p.revents & POLLHUP)) {
+            fprintf(stderr, "rogue-agent: FAIL: a poll() asleep at the detach gave %d, revents %#x\n",
+                    p.ret, (unsigned int)p.revents);
             return 1;
         }
-        printf("rogue-agent: a read() sleeping at the detach returned 0 (end of file)\n");
+        printf("rogue-agent: a poll() asleep at the detach woke with POLLHUP\n");
         return 0;
     }
-    fprintf(stderr, "rogue-agent: FAIL: read() never slept: pages kept arriving\n");
+    fprintf(stderr, "rogue-agent: FAIL: poll() never slept: pages kept arriving\n");
     return 1;
+}
+
+/* read() and write() are no doorbells of the device: EINVAL, nothing done. */
+static int check_no_read_write(int fd) {
+    uint32_t word = 0;
+    ssize_t r = read(fd, &word, sizeof(word));
+    int read_errno = errno;
+    ssize_t w = write(fd, &word, sizeof(word));
+    int write_errno = errno;
+
+    if (r != -1 || read_errno != EINVAL || w != -1 || write_errno != EINVAL) {
+        fprintf(stderr, "rogue-agent: FAIL: read() gave %zd (%s), write() gave %zd (%s)\n", r,
+                r < 0 ? strerror(read_errno) : "a count", w, w < 0 ? strerror(write_errno) : "a count");
+        return 1;
+    }
+    printf("rogue-agent: read() and write() refused with EINVAL\n");
+    return 0;
 }
 
 int main(int argc, char** argv) {
@@ -227,7 +247,7 @@ int main(int argc, char** argv) {
     unsigned long sent[ROGUE_KINDS] = {0};
     struct ozram_ring_header h;
     unsigned int seconds = 10, jumps = 0, k;
-    int fd, fd2, failed = 0, allow_jump = 1, only = -1, check_eof = 0;
+    int fd, fd2, failed = 0, allow_jump = 1, only = -1, check_hup = 0;
     uint8_t *rw, *staging;
     uint32_t sq_head, cq_tail, kind = 0;
     struct ozram_ring_ctrl* ctrl;
@@ -245,8 +265,8 @@ int main(int argc, char** argv) {
             path = argv[++i];
         } else if (!strcmp(argv[i], "--no-jump")) {
             allow_jump = 0;
-        } else if (!strcmp(argv[i], "--check-eof")) {
-            check_eof = 1;
+        } else if (!strcmp(argv[i], "--check-hup")) {
+            check_hup = 1;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             i++;
             for (k = 0; k < ROGUE_KINDS; k++)
@@ -282,6 +302,9 @@ int main(int argc, char** argv) {
     } else {
         printf("rogue-agent: second open refused with EBUSY\n");
     }
+
+    if (check_no_read_write(fd))
+        failed = 1;
 
     p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
@@ -367,6 +390,10 @@ int main(int argc, char** argv) {
                     c.slot = (e.slot & 1) ? 0xffffffffU : h.slots + e.slot;
                     break;
                 case STALE_GENERATION:
+                    /* A correct page: only the generation can refuse it. */
+                    memcpy(out, staging + (size_t)e.slot * h.page_size, h.page_size);
+                    c.encoding = OZRAM_RING_ENC_RAW;
+                    c.length = h.page_size;
                     c.generation = e.generation - 1 - (e.slot & 7);
                     break;
                 case LENGTH_BEYOND_AREA:
@@ -453,10 +480,7 @@ int main(int argc, char** argv) {
             jumps++;
         }
         store_release(&ctrl->cq_tail.value, cq_tail);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        /* Both doorbells: the ioctl and a write. */
-        if (posted &&
-            (jumps & 1 ? write(fd, "x", 1) < 0 : ioctl(fd, OZRAM_RING_IOC_COMPLETE) < 0)) {
+        if (posted && ioctl(fd, OZRAM_RING_IOC_COMPLETE) < 0) {
             perror("rogue-agent: doorbell");
             failed = 1;
             break;
@@ -466,7 +490,7 @@ int main(int argc, char** argv) {
     for (k = 0; k < ROGUE_KINDS; k++)
         printf("rogue-agent: sent %s=%lu\n", kind_names[k], sent[k]);
     printf("rogue-agent: cq tail jumps=%u\n", jumps);
-    if (check_eof && check_eof_on_detach(fd, ctrl))
+    if (check_hup && check_hup_on_detach(fd, ctrl))
         failed = 1;
 
     /*

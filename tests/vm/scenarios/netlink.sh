@@ -54,17 +54,24 @@ done
 check_eq "$(nl_field notify_free)" 8 "notify_free counts the discarded pages"
 check_eq "$(nl_field writestall) $(nl_field miss_free)" \
 	"$(tail -n 1 $S/debug_stat | awk '{ print $1, $2 }')" "debug_stat"
-for f in kernel_lz4 agent_cpu agent_gpu same_filled huge; do
+for f in kernel_lz4 agent_cpu agent_gpu; do
 	check_eq "$(nl_field $f)" "$(backend_field $f)" "netlink $f = backend_stat $f"
 done
+check_eq "$(nl_field same_pages)" "$(backend_field same_filled)" "netlink same_pages = backend_stat same_filled"
+check_eq "$(nl_field huge_pages)" "$(backend_field huge)" "netlink huge_pages = backend_stat huge"
 check_eq "$(nl_field agent)" "$(backend_field agent)" "agent state"
 check_eq "$(nl_field agent)" detached "no agent attached"
-check_cmp "$(nl_field same_filled)" -ge 100 "the zero pages are same-filled"
-check_cmp "$(nl_field huge)" -ge 1 "random pages are huge"
+check_cmp "$(nl_field same_pages)" -ge 100 "the zero pages are same-filled"
+check_cmp "$(nl_field huge_pages)" -ge 1 "random pages are huge"
 check_cmp "$(nl_field kernel_lz4)" -ge 1 "text pages compressed in the kernel"
 check_eq "$(($(nl_field kernel_lz4) + $(nl_field agent_cpu) + $(nl_field agent_gpu) + \
-	$(nl_field same_filled) + $(nl_field huge)))" 668 "the paths add up to the pages stored"
-for f in submitted completed rejected timeouts inline_fallbacks batches occupancy; do
+	$(nl_field same_pages) + $(nl_field huge_pages)))" 668 "the paths add up to the pages stored"
+# Every ring number that backend_stat shows, netlink carries, with the
+# same value: both are made from one list.
+ring_keys=$(sed -n 's/^ring_\([a-z_]*\): .*/\1/p' $S/backend_stat)
+check_eq "$(echo $ring_keys | wc -w)" 12 "backend_stat shows the ring's twelve numbers"
+for f in $ring_keys; do
+	check_eq "$(nl_field ring.$f)" "$(backend_field ring_$f)" "netlink ring.$f = backend_stat ring_$f"
 	check_eq "$(nl_field ring.$f)" 0 "ring.$f without a ring"
 done
 

@@ -8,9 +8,10 @@
 # with the GPU flag (all counted as agent_gpu).  The kernel must survive (the
 # harness fails the run on any oops or warning), reject and count them, and
 # keep every byte written before and during the attack.
-# A second open must fail with EBUSY, staging must stay read-only, and a
-# read() sleeping when the rogue detaches must return 0: the rogue checks
-# them and exits 1 otherwise.
+# A second open must fail with EBUSY, staging must stay read-only, read()
+# and write() must fail with EINVAL, and a poll() asleep when the rogue
+# detaches must wake with POLLHUP: the rogue checks them and exits 1
+# otherwise.
 
 S=$(sysdir 0)
 D=$(dev 0)
@@ -34,7 +35,7 @@ pagegen --pages 2048 --seed 21 >/tmp/before.bin
 dd if=/tmp/before.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
 
 step "the rogue attaches"
-rogue-agent --seconds 15 --check-eof >/tmp/rogue.log 2>&1 &
+rogue-agent --seconds 15 --check-hup >/tmp/rogue.log 2>&1 &
 rogue=$!
 wait_attached
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
@@ -53,13 +54,14 @@ check_eq "$(readback 0 8)" "$(md5 /tmp/before.bin)" "data written before the att
 step "the rogue finishes and checks its refusals"
 wait $rogue || {
 	cat /tmp/rogue.log
-	fail "rogue-agent reported a failed check (second open, staging write or read at the detach)"
+	fail "rogue-agent reported a failed check (second open, staging write, read/write, poll at the detach)"
 }
 cat /tmp/rogue.log
 grep -q 'second open refused with EBUSY' /tmp/rogue.log || fail "no EBUSY on the second open"
 grep -q 'writable staging mapping refused' /tmp/rogue.log || fail "writable staging not refused"
 grep -q 'header and SQ tail restored' /tmp/rogue.log || fail "the next agent saw the old agent's header"
-grep -q 'returned 0 (end of file)' /tmp/rogue.log || fail "a read() sleeping at the detach did not see end of file"
+grep -q 'read() and write() refused with EINVAL' /tmp/rogue.log || fail "read() or write() was not refused"
+grep -q 'woke with POLLHUP' /tmp/rogue.log || fail "a poll() asleep at the detach did not see POLLHUP"
 grep -q 'cq tail jumps=[1-9]' /tmp/rogue.log || fail "the rogue never jumped the CQ tail"
 check_eq "$(backend_field agent)" detached "agent state after the rogue closed the ring"
 check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the rogue closed the ring"
@@ -114,6 +116,19 @@ check_cmp "$(backend_field ring_rejected)" -gt "$rejected" "ring_rejected"
 check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
 check_eq "$(backend_field agent_gpu)" "$agent_gpu" "agent_gpu"
 check_eq "$(readback 32 4)" "$(md5 /tmp/flags.bin)" "data answered with unknown flags"
+
+step "correct pages with a stale generation are refused"
+completed=$(backend_field ring_completed)
+stale=$(backend_field ring_stale)
+huge=$(backend_field huge)
+pagegen --pages 1024 --seed 42 >/tmp/stale.bin
+rogue_kind_run /tmp/stale.bin 36 stale_generation
+sent=$(sed -n 's/^rogue-agent: sent stale_generation=//p' /tmp/rogue-stale_generation.log)
+check_eq "$(backend_field ring_completed)" "$completed" "ring_completed (no stale answer accepted)"
+check_cmp "$(( $(backend_field ring_stale) - stale ))" -ge "$sent" "ring_stale grew by every answer sent"
+check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
+check_eq "$(readback 36 4)" "$(md5 /tmp/stale.bin)" "data answered with stale generations"
+note "huge before $huge, after $(backend_field huge): the kernel compressed these pages itself"
 
 step "correct pages with the GPU flag are counted as agent_gpu"
 completed=$(backend_field ring_completed)

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram block device entry points: bios and rw_page are cut into whole
+ * pages of the device and handed to the data path (ozram_io.c), which owns
+ * the slots.  Every request is served synchronously, in the caller's
+ * context.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
+
+#include "ozram_drv.h"
+#include "ozram_io.h"
+
+/* ---- partial pages --------------------------------------------------- */
+
+static int ozram_bvec_read(struct ozram *oz, struct bio_vec *bvec, u32 index,
+			   unsigned int offset)
+{
+	struct page *page;
+	void *src;
+	int ret;
+
+	if (bvec->bv_len == PAGE_SIZE)
+		return ozram_read_page(oz, bvec->bv_page, index);
+
+	/* Part of a page: decode it whole, then copy out the part. */
+	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
+	if (!page)
+		return -ENOMEM;
+	ret = ozram_read_page(oz, page, index);
+	if (!ret) {
+		src = kmap_local_page(page);
+		memcpy_to_bvec(bvec, src + offset);
+		kunmap_local(src);
+	}
+	__free_page(page);
+	return ret;
+}
+
+static int ozram_bvec_write(struct ozram *oz, struct bio_vec *bvec, u32 index,
+			    unsigned int offset)
+{
+	struct page *page;
+	void *dst;
+	int ret;
+
+	if (bvec->bv_len == PAGE_SIZE)
+		return ozram_write_page(oz, bvec->bv_page, index);
+
+	/* Part of a page: read the page, patch it, write it back whole. */
+	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
+	if (!page)
+		return -ENOMEM;
+	ret = ozram_read_page(oz, page, index);
+	if (!ret) {
+		dst = kmap_local_page(page);
+		memcpy_from_bvec(dst + offset, bvec);
+		kunmap_local(dst);
+		ret = ozram_write_page(oz, page, index);
+	}
+	__free_page(page);
+	return ret;
+}
+
+/* ---- bio handling ---------------------------------------------------- */
+
+static bool ozram_valid_io(struct ozram *oz, sector_t start, unsigned int size)
+{
+	u64 end, bound;
+
+	if (unlikely(start & (OZRAM_SECTORS_PER_LOGICAL_BLOCK - 1)))
+		return false;
+	if (unlikely(size & (OZRAM_LOGICAL_BLOCK_SIZE - 1)))
+		return false;
+
+	end = start + (size >> SECTOR_SHIFT);
+	bound = oz->disksize >> SECTOR_SHIFT;
+	return start < bound && end <= bound && start <= end;
+}
+
+/*
+ * Discard and write-zeroes free whole pages: a free slot reads as zeroes.
+ * The logical block is a page, so requests are always page aligned.
+ */
+static void ozram_bio_discard(struct ozram *oz, struct bio *bio)
+{
+	u32 index = bio->bi_iter.bi_sector >> OZRAM_SECTORS_PER_PAGE_SHIFT;
+	size_t n = bio->bi_iter.bi_size;
+
+	while (n >= PAGE_SIZE) {
+		ozram_discard_page(oz, index);
+		atomic64_inc(&oz->stats.notify_free);
+		index++;
+		n -= PAGE_SIZE;
+	}
+}
+
+static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
+			 unsigned int offset, bool is_write)
+{
+	int ret;
+
+	if (is_write) {
+		atomic64_inc(&oz->stats.num_writes);
+		ret = ozram_bvec_write(oz, bvec, index, offset);
+	} else {
+		atomic64_inc(&oz->stats.num_reads);
+		ret = ozram_bvec_read(oz, bvec, index, offset);
+		flush_dcache_page(bvec->bv_page);
+	}
+	ozram_mark_accessed(oz, index);
+
+	if (unlikely(ret))
+		atomic64_inc(is_write ? &oz->stats.failed_writes :
+				 &oz->stats.failed_reads);
+	return ret;
+}
+
+static void ozram_bio_rw(struct ozram *oz, struct bio *bio)
+{
+	bool is_write = op_is_write(bio_op(bio));
+	unsigned long start_time;
+	struct bvec_iter iter;
+	struct bio_vec bvec;
+	unsigned int offset;
+	u32 index;
+
+	index = bio->bi_iter.bi_sector >> OZRAM_SECTORS_PER_PAGE_SHIFT;
+	offset = (bio->bi_iter.bi_sector & (OZRAM_SECTORS_PER_PAGE - 1))
+		 << SECTOR_SHIFT;
+
+	start_time = bio_start_io_acct(bio);
+	bio_for_each_segment(bvec, bio, iter) {
+		struct bio_vec bv = bvec;
+		unsigned int left = bvec.bv_len;
+
+		/* Split segments that straddle two pages of the device. */
+		while (left) {
+			bv.bv_len = min_t(unsigned int, PAGE_SIZE - offset,
+					  left);
+			if (ozram_bvec_rw(oz, &bv, index, offset, is_write)) {
+				bio->bi_status = BLK_STS_IOERR;
+				goto out;
+			}
+			bv.bv_offset += bv.bv_len;
+			left -= bv.bv_len;
+			offset += bv.bv_len;
+			if (offset == PAGE_SIZE) {
+				offset = 0;
+				index++;
+			}
+		}
+	}
+out:
+	bio_end_io_acct(bio, start_time);
+	bio_endio(bio);
+}
+
+static void ozram_submit_bio(struct bio *bio)
+{
+	struct ozram *oz = bio->bi_bdev->bd_disk->private_data;
+
+	if (!ozram_valid_io(oz, bio->bi_iter.bi_sector,
+			    bio->bi_iter.bi_size)) {
+		atomic64_inc(&oz->stats.invalid_io);
+		bio_io_error(bio);
+		return;
+	}
+
+	switch (bio_op(bio)) {
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		ozram_bio_discard(oz, bio);
+		bio_endio(bio);
+		return;
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		ozram_bio_rw(oz, bio);
+		return;
+	case REQ_OP_FLUSH:
+		/* Data lives in memory: nothing to flush. */
+		bio_endio(bio);
+		return;
+	default:
+		bio->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bio);
+		return;
+	}
+}
+
+static void ozram_slot_free_notify(struct block_device *bdev,
+				   unsigned long index)
+{
+	struct ozram *oz = bdev->bd_disk->private_data;
+
+	atomic64_inc(&oz->stats.notify_free);
+	/* Called under the swap lock: never spin on a busy slot. */
+	if (!ozram_try_discard_page(oz, index))
+		atomic64_inc(&oz->stats.miss_free);
+}
+
+/*
+ * Single-page I/O without a bio.  In this kernel, providing rw_page is what
+ * makes swap treat the device as synchronous (SWP_SYNCHRONOUS_IO) and skip
+ * the swap cache readahead; on any error the caller falls back to a bio.
+ */
+static int ozram_rw_page(struct block_device *bdev, sector_t sector,
+			 struct page *page, enum req_op op)
+{
+	struct ozram *oz = bdev->bd_disk->private_data;
+	bool is_write = op_is_write(op);
+	unsigned long start_time;
+	struct bio_vec bv;
+	u32 index;
+	int ret;
+
+	if (PageTransHuge(page))
+		return -EOPNOTSUPP;
+	if (!ozram_valid_io(oz, sector, PAGE_SIZE)) {
+		atomic64_inc(&oz->stats.invalid_io);
+		return -EINVAL;
+	}
+
+	index = sector >> OZRAM_SECTORS_PER_PAGE_SHIFT;
+	bv.bv_page = page;
+	bv.bv_len = PAGE_SIZE;
+	bv.bv_offset = 0;
+
+	start_time = bdev_start_io_acct(bdev->bd_disk->part0,
+					OZRAM_SECTORS_PER_PAGE, op, jiffies);
+	ret = ozram_bvec_rw(oz, &bv, index, 0, is_write);
+	bdev_end_io_acct(bdev->bd_disk->part0, op, start_time);
+	if (ret)
+		return ret;
+
+	page_endio(page, is_write, 0);
+	return 0;
+}
+
+static int ozram_open(struct block_device *bdev, fmode_t mode)
+{
+	struct ozram *oz = bdev->bd_disk->private_data;
+
+	WARN_ON(!mutex_is_locked(&bdev->bd_disk->open_mutex));
+	/* Reset or removal in progress. */
+	return oz->claim ? -EBUSY : 0;
+}
+
+const struct block_device_operations ozram_devops = {
+	.owner = THIS_MODULE,
+	.open = ozram_open,
+	.submit_bio = ozram_submit_bio,
+	.rw_page = ozram_rw_page,
+	.swap_slot_free_notify = ozram_slot_free_notify,
+};

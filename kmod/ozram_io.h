@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ozram data path: the only code that writes a device's slot table
+ * (ozram_io.c).  The block device entry points, the device code and the
+ * offload ring reach the slots through these functions alone.
+ */
+#ifndef OZRAM_IO_H
+#define OZRAM_IO_H
+
+#include <linux/types.h>
+
+#include "ozram_drv.h"
+
+struct page;
+struct ozram_stage_ref;
+
+/* Decodes slot @index into the whole of @page. */
+int ozram_read_page(struct ozram *oz, struct page *page, u32 index);
+
+/*
+ * Stores @page in slot @index: as a repeated word, staged for the agent, or
+ * compressed in the kernel.
+ */
+int ozram_write_page(struct ozram *oz, struct page *page, u32 index);
+
+/* Frees slot @index: it reads as zeroes again. */
+void ozram_discard_page(struct ozram *oz, u32 index);
+
+/*
+ * The same from a context that must not spin on a busy slot (under the
+ * swap lock).  Return: false, freeing nothing, when the slot was busy.
+ */
+bool ozram_try_discard_page(struct ozram *oz, u32 index);
+
+/* Clears the idle mark of slot @index after an access. */
+void ozram_mark_accessed(struct ozram *oz, u32 index);
+
+/* Marks every stored page idle; init_lock held for reading. */
+void ozram_mark_idle(struct ozram *oz);
+
+/*
+ * The slot table of a device being initialised, and of one being reset:
+ * ozram_free_slots() frees what every slot holds, then the table.  The
+ * caller holds init_lock for writing.
+ */
+int ozram_alloc_slots(struct ozram *oz, u64 disksize);
+void ozram_free_slots(struct ozram *oz, u64 disksize);
+
+/*
+ * Results for a staged page, from the offload ring.  Each replaces slot
+ * @index only while it still holds the staging @ref names (-ESTALE
+ * otherwise), and without @may_reclaim fails with -EAGAIN, storing nothing,
+ * rather than wait for reclaim.
+ *
+ * ozram_store_staged_inline() compresses the staged copy @page in the
+ * kernel; ozram_store_staged_compressed() stores @len bytes the agent
+ * produced and the ring checked (the raw page when @len is PAGE_SIZE);
+ * ozram_store_staged_same() stores a same-filled page.
+ */
+int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
+			      bool may_reclaim,
+			      const struct ozram_stage_ref *ref);
+int ozram_store_staged_compressed(struct ozram *oz, u32 index,
+				  const void *buf, unsigned int len,
+				  enum ozram_source source, bool may_reclaim,
+				  const struct ozram_stage_ref *ref);
+int ozram_store_staged_same(struct ozram *oz, u32 index,
+			    unsigned long element,
+			    const struct ozram_stage_ref *ref);
+
+#endif /* OZRAM_IO_H */

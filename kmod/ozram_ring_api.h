@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The offload ring as the rest of the module sees it: module load and
+ * unload, staging a page for the agent, and what a staged page needs until
+ * it is stored.  The ring never touches a device's slot table: it takes a
+ * page and gives back a reference, and hands results to ozram_io.c.  See
+ * Documentation/kmod.md, "The offload ring".
+ */
+#ifndef OZRAM_RING_API_H
+#define OZRAM_RING_API_H
+
+#include <linux/types.h>
+
+struct ozram;
+struct ozram_snapshot;
+struct page;
+
+/*
+ * Names one staging of a page: ring slot and the generation it was given.
+ * A result that carries it only replaces the device slot if the slot still
+ * holds exactly that staging (it was not overwritten or discarded since).
+ */
+struct ozram_stage_ref {
+	u32 ring_slot;
+	u32 generation;
+};
+
+/* Module load and unload: the ring memory and /dev/ozram-ring. */
+int ozram_ring_init(void);
+int ozram_ring_register(void);
+void ozram_ring_exit(void);
+
+/*
+ * Copies @page into a staging slot for the agent, on behalf of slot @index
+ * of @oz, and fills in @ref.  The caller holds that device slot's lock and
+ * marks the slot staged before dropping it, so that no result for the
+ * staging can be stored before the slot names it.
+ * Return: 0 when staged, -ENODEV when no agent is attached, -EBUSY when
+ * the ring has no room (the caller compresses inline).
+ */
+int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
+		     struct ozram_stage_ref *ref);
+
+/* Device slot lock held: gives back the ring slot of a staged page. */
+void ozram_ring_release(u32 ring_slot);
+
+/* Device slot lock held: whether @ref is still the staging of the slot. */
+bool ozram_ring_stage_current(const struct ozram_stage_ref *ref);
+
+/* The staged copy in ring slot @ring_slot (valid under the slot lock). */
+const void *ozram_ring_staged_data(u32 ring_slot);
+
+/* Device reset and removal exclude the ring's completions and stores. */
+void ozram_ring_lock_devices(void);
+void ozram_ring_unlock_devices(void);
+
+/*
+ * mem_limit of @oz changed: its pages that stay staged because storing
+ * them failed (over the limit) are stored again by the ring's worker.
+ */
+void ozram_ring_retry_held(struct ozram *oz);
+
+/* Ring counters and agent state for a statistics snapshot. */
+void ozram_ring_snapshot(struct ozram_snapshot *snap);
+
+#endif /* OZRAM_RING_API_H */

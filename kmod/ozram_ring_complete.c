@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram offload ring: what happens to one completion.  Nothing the agent
+ * writes is trusted: the completion is a private copy, checked and claimed
+ * by the slot rules (ozram_ring_slots.c); its bytes are copied out of the
+ * mapping before use and, with verify=1, decoded and compared with the
+ * staged copy.  Whatever fails, the kernel compresses the staged copy
+ * itself, so a written page is never lost.  Results go to ozram_io.c,
+ * which alone changes the device's slots.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/vmalloc.h>
+
+#include "ozram_drv.h"
+#include "ozram_io.h"
+#include "ozram_ring_internal.h"
+
+/*
+ * The kernel compresses the staged copy itself.  A failure (mem_limit,
+ * no memory) leaves the page in its staging slot, still readable, until it
+ * is overwritten, discarded, the device is reset, or mem_limit is written
+ * (ozram_ring_retry_held() tries again): nothing is lost.
+ */
+void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
+			     const struct ozram_stage_ref *ref,
+			     bool may_reclaim)
+{
+	const void *data = ozram_ring_staged_data(slot);
+	int ret;
+
+	ret = ozram_store_staged_inline(owner->oz, owner->index,
+					vmalloc_to_page(data), may_reclaim,
+					ref);
+	if (ret == -ESTALE)
+		ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
+	else if (ret == -EAGAIN)
+		ozram_ring_defer(slot);
+}
+
+/*
+ * Checks and stores the result of an accepted completion.
+ * Return: false when it does not give back the staged page.
+ */
+static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
+				    const struct ozram_ring_owner *owner,
+				    const struct ozram_stage_ref *ref,
+				    bool may_reclaim)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	const void *staged = ozram_ring_staged_data(ref->ring_slot);
+	/* The flag is the agent's word: it only picks a counter. */
+	enum ozram_source source = cqe->flags & OZRAM_RING_CQE_F_GPU ?
+				   OZRAM_SRC_AGENT_GPU : OZRAM_SRC_AGENT_CPU;
+	int ret;
+
+	ozram_ring_copy_output(ref->ring_slot, cqe->length, r->copy_buf);
+	if (!ozram_ring_result_matches(cqe, r->copy_buf, staged,
+				       r->decode_buf, ozram_ring_verify()))
+		return false;
+
+	switch (cqe->encoding) {
+	case OZRAM_RING_ENC_LZ4:
+		/* Shorter than the huge class: the slot rules checked it. */
+		ret = ozram_store_staged_compressed(owner->oz, owner->index,
+						    r->copy_buf, cqe->length,
+						    source, may_reclaim, ref);
+		break;
+	case OZRAM_RING_ENC_RAW:
+		/* The staged copy is the page: store that, not the output. */
+		ret = ozram_store_staged_compressed(owner->oz, owner->index,
+						    staged, PAGE_SIZE, source,
+						    may_reclaim, ref);
+		break;
+	default:
+		ret = ozram_store_staged_same(owner->oz, owner->index,
+					      (unsigned long)cqe->fill, ref);
+		break;
+	}
+	if (ret == -ESTALE)
+		ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
+	else if (ret == -EAGAIN)
+		ozram_ring_defer(ref->ring_slot);
+	else if (!ret)
+		ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
+	return true;
+}
+
+/*
+ * Whether the page of @ref was overwritten or discarded since its
+ * completion was accepted: its ring slot was freed and maybe staged again,
+ * so the staged bytes a check compared may be another page's.  Staging
+ * writes a slot under the ring lock, so with the lock held a copy that the
+ * check may have seen is complete and its new generation visible.
+ */
+static bool ozram_ring_superseded(const struct ozram_stage_ref *ref)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	bool superseded;
+
+	spin_lock(&r->lock);
+	superseded = r->slots.states[ref->ring_slot] != OZRAM_RING_SLOT_KEPT ||
+		     r->slots.generations[ref->ring_slot] != ref->generation;
+	spin_unlock(&r->lock);
+	return superseded;
+}
+
+/* One completion, already copied out of the mapping; reap_mutex held. */
+void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	enum ozram_ring_verdict verdict;
+	struct ozram_ring_owner owner;
+	struct ozram_stage_ref ref;
+
+	spin_lock(&r->lock);
+	verdict = ozram_ring_slots_claim(&r->slots, cqe);
+	if (verdict == OZRAM_RING_BAD_SLOT || verdict == OZRAM_RING_STALE) {
+		spin_unlock(&r->lock);
+		ozram_ring_count(verdict == OZRAM_RING_STALE ?
+				 OZRAM_RING_STAT_STALE :
+				 OZRAM_RING_STAT_REJECTED, 1);
+		return;
+	}
+	/* Claimed: the slot is the kernel's until it is stored. */
+	ref.ring_slot = array_index_nospec(cqe->slot, r->slots.nr);
+	ref.generation = cqe->generation;
+	owner = r->owners[ref.ring_slot];
+	spin_unlock(&r->lock);
+
+	if (verdict != OZRAM_RING_OK) {
+		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+	} else if (cqe->status != OZRAM_RING_STATUS_OK) {
+		ozram_ring_count(OZRAM_RING_STAT_AGENT_ERRORS, 1);
+	} else {
+		if (ozram_ring_store_result(cqe, &owner, &ref, may_reclaim))
+			return;
+		if (ozram_ring_superseded(&ref)) {
+			/* Not the agent's fault: the page changed under the check. */
+			ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
+			return;
+		}
+		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+		ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
+	}
+	ozram_ring_store_inline(ref.ring_slot, &owner, &ref, may_reclaim);
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The offload ring's own state, shared by the files that implement it:
+ *
+ *   ozram_ring.c           parameters, memory, module load and unload,
+ *                          statistics
+ *   ozram_ring_queue.c     the protocol on the shared mapping: staging,
+ *                          posting, reaping, attach and detach of the
+ *                          queues (the only user of ozram_ring_mapping.h)
+ *   ozram_ring_slots.c     the slot rules: free, in flight, kept,
+ *                          generations, take-back, result checks
+ *   ozram_ring_complete.c  one completion: claim, verify, store
+ *   ozram_ring_worker.c    the time-out and store workers, take-back
+ *   ozram_ring_dev.c       /dev/ozram-ring: open, mmap, poll, ioctl
+ *
+ * Locks, outermost first:
+ *   attach_mutex  one agent at a time; held across a detach's drain
+ *   reap_mutex    everything that stores a staged page outside the write
+ *                 path, and device reset; cq_head and the scratch buffers
+ *   (a device slot lock, taken by ozram_io.c)
+ *   lock          slots, owners, sq_tail, attached, to_store
+ */
+#ifndef OZRAM_RING_INTERNAL_H
+#define OZRAM_RING_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <ozram_ring.h>
+
+#include "ozram_drv.h"
+#include "ozram_ring_api.h"
+#include "ozram_ring_slots.h"
+
+/* Which page of which device a ring slot holds: kernel-private. */
+struct ozram_ring_owner {
+	struct ozram *oz;
+	u32 index;
+};
+
+struct ozram_ring_state {
+	/* The shared mapping; ozram_ring_mapping.h has every access to it. */
+	void *mem;
+	struct ozram_ring_header geo;	/* private copy, never re-read */
+	struct ozram_ring_ctrl *ctrl;
+	struct ozram_ring_sqe *sq;
+	struct ozram_ring_cqe *cq;
+	u8 *output;
+	u8 *staging;
+
+	spinlock_t lock;		/* see the list above */
+	struct ozram_ring_slots slots;
+	struct ozram_ring_owner *owners;
+	u32 sq_tail;
+	bool attached;
+	pid_t agent_pid;
+	/*
+	 * Kept slots that store_work compresses and stores: taken back,
+	 * drained, or deferred because storing them needed reclaim in the
+	 * agent's context.
+	 */
+	unsigned long *to_store;
+
+	struct mutex reap_mutex;	/* see the list above */
+	u32 cq_head;
+	/* The agent's last progress: a completion reaped or sq_head moved. */
+	unsigned long last_progress;
+	u32 seen_sq_head;
+	void *copy_buf;		/* output bytes copied out of the mapping */
+	void *decode_buf;	/* the decoding of copy_buf */
+
+	struct mutex attach_mutex;	/* see the list above */
+	bool opened;		/* /dev/ozram-ring has its one opener */
+	bool registered;	/* /dev/ozram-ring exists */
+
+	wait_queue_head_t wait;
+	struct workqueue_struct *wq;
+	struct delayed_work timeout_work;
+	struct work_struct store_work;
+	/* The counters among the ring's numbers (gauges are computed). */
+	atomic64_t stats[OZRAM_RING_NR_STATS];
+};
+
+extern struct ozram_ring_state ozram_ring;
+
+static inline void ozram_ring_count(enum ozram_ring_stat stat, u32 n)
+{
+	atomic64_add(n, &ozram_ring.stats[stat]);
+}
+
+/* ozram_ring.c: the parameters. */
+unsigned long ozram_ring_timeout(void);
+bool ozram_ring_verify(void);
+
+/* ozram_ring_queue.c: the shared mapping. */
+void ozram_ring_queues_init(void);
+void ozram_ring_queues_attach(void);
+void ozram_ring_queues_stop(void);
+bool ozram_ring_has_work(void);
+u32 ozram_ring_agent_sq_head(void);
+void ozram_ring_copy_output(u32 slot, u32 len, void *dst);
+void ozram_ring_reap(bool may_reclaim);
+
+/* ozram_ring_complete.c */
+void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim);
+void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
+			     const struct ozram_stage_ref *ref,
+			     bool may_reclaim);
+
+/* ozram_ring_worker.c */
+void ozram_ring_defer(u32 slot);
+bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter);
+void ozram_ring_timeout_fn(struct work_struct *work);
+void ozram_ring_store_fn(struct work_struct *work);
+
+/* ozram_ring_dev.c */
+int ozram_ring_dev_register(void);
+void ozram_ring_dev_unregister(void);
+
+#endif /* OZRAM_RING_INTERNAL_H */

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram offload ring: the two workers, on one WQ_MEM_RECLAIM workqueue.
+ * The time-out worker reaps what the agent posted without a doorbell and
+ * takes back the pages it held too long; the store worker compresses and
+ * stores, one page per hold of reap_mutex, the pages taken back, drained,
+ * or deferred because storing them needed reclaim in the agent's context.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/sched.h>
+
+#include "ozram_drv.h"
+#include "ozram_ring_internal.h"
+
+/*
+ * In the agent's context storage that needs reclaim is not waited for: the
+ * agent serves the memory pressure that reclaim would wait on.  The slot
+ * goes to the store worker, which compresses the staged copy again and may
+ * reclaim.
+ */
+void ozram_ring_defer(u32 slot)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	spin_lock(&r->lock);
+	__set_bit(slot, r->to_store);
+	spin_unlock(&r->lock);
+	ozram_ring_count(OZRAM_RING_STAT_DEFERRED, 1);
+	queue_work(r->wq, &r->store_work);
+}
+
+/*
+ * Takes back the slots in flight (all of them, or those past the age the
+ * slot rules give): they leave flight at once, and the store worker
+ * compresses them in the kernel, one at a time, so that the agent's
+ * doorbell never waits for a whole pass.  reap_mutex held.
+ * Return: whether slots remain in flight.
+ */
+bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	unsigned long now = jiffies, age = 0;
+	bool pending = false;
+	u32 slot, n = 0, head;
+
+	lockdep_assert_held(&r->reap_mutex);
+	/* The agent moving sq_head is progress too: it took pages. */
+	head = ozram_ring_agent_sq_head();
+	if (head != r->seen_sq_head) {
+		r->seen_sq_head = head;
+		r->last_progress = now;
+	}
+	if (!all)
+		age = ozram_ring_take_back_age(now, r->last_progress,
+					       ozram_ring_timeout());
+	spin_lock(&r->lock);
+	for (slot = 0; slot < r->slots.nr; slot++) {
+		switch (ozram_ring_slots_take_back(&r->slots, slot, now, age)) {
+		case OZRAM_RING_TAKEN_BACK:
+			__set_bit(slot, r->to_store);
+			n++;
+			break;
+		case OZRAM_RING_LEFT_IN_FLIGHT:
+			pending = true;
+			break;
+		case OZRAM_RING_NOT_IN_FLIGHT:
+			break;
+		}
+	}
+	spin_unlock(&r->lock);
+	if (n) {
+		ozram_ring_count(counter, n);
+		queue_work(r->wq, &r->store_work);
+	}
+	return pending;
+}
+
+void ozram_ring_timeout_fn(struct work_struct *work)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	bool pending;
+
+	mutex_lock(&r->reap_mutex);
+	/* Completions the agent posted without a doorbell count first. */
+	ozram_ring_reap(true);
+	pending = ozram_ring_take_back(false, OZRAM_RING_STAT_TIMEOUTS);
+	mutex_unlock(&r->reap_mutex);
+	if (pending)
+		queue_delayed_work(r->wq, &r->timeout_work,
+				   ozram_ring_timeout() / 2 + 1);
+}
+
+/* Stores the slots queued in to_store, one at a time. */
+void ozram_ring_store_fn(struct work_struct *work)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_owner owner;
+	struct ozram_stage_ref ref;
+	bool kept;
+	u32 slot;
+
+	for (;;) {
+		/* Dropped between slots: the agent's doorbell needs it too. */
+		mutex_lock(&r->reap_mutex);
+		spin_lock(&r->lock);
+		slot = find_first_bit(r->to_store, r->slots.nr);
+		if (slot >= r->slots.nr) {
+			spin_unlock(&r->lock);
+			mutex_unlock(&r->reap_mutex);
+			return;
+		}
+		__clear_bit(slot, r->to_store);
+		/* Released slots leave the bitmap: this is still the page. */
+		kept = r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
+		       r->owners[slot].oz;
+		owner = r->owners[slot];
+		ref.ring_slot = slot;
+		ref.generation = r->slots.generations[slot];
+		spin_unlock(&r->lock);
+		if (kept)
+			ozram_ring_store_inline(slot, &owner, &ref, true);
+		mutex_unlock(&r->reap_mutex);
+		cond_resched();
+	}
+}
+
+void ozram_ring_retry_held(struct ozram *oz)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	u32 slot, n = 0;
+
+	/*
+	 * Stores run under reap_mutex, so with it held a slot the kernel
+	 * keeps and that waits for no store is one whose store failed.
+	 */
+	mutex_lock(&r->reap_mutex);
+	spin_lock(&r->lock);
+	for (slot = 0; slot < r->slots.nr; slot++) {
+		if (r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
+		    r->owners[slot].oz == oz && !test_bit(slot, r->to_store)) {
+			__set_bit(slot, r->to_store);
+			n++;
+		}
+	}
+	spin_unlock(&r->lock);
+	mutex_unlock(&r->reap_mutex);
+	if (n)
+		queue_work(r->wq, &r->store_work);
+}
