@@ -10,8 +10,13 @@ KVER=$(cat /etc/ozram-kver)
 MODDIR=/lib/modules/$KVER
 OZRAM_KO=/run/ozram.ko
 
-# What, in the kernel log, makes a run fail (kept in sync with tests/vm/run).
-KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption'
+# What, in the kernel log, makes a run fail: tests/vm/run reads this line
+# and applies it to what the kernel printed (never to a program's output).
+# Besides panics, oopses, BUG:/WARNING: (lockdep's reports among them) and
+# call traces: SLUB's debug reports ("BUG kmalloc-64 (Tainted: ...): Poison
+# overwritten", no colon after BUG), page poisoning's, hung tasks and the
+# lockdep reports that do not start with WARNING:.
+KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|BUG [^ ]+ \(|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption|pagealloc: (memory corruption|single bit error)|INFO: task .+ blocked for more than|INFO: trying to register non-static key|possible (recursive|circular) locking|inconsistent lock state'
 
 # Field names of the stat files, in order (as zram documents them).
 MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since"
