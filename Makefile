@@ -16,8 +16,8 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
 export KDIR KVER BUILD
 
-.PHONY: all deps userspace kmod check unit-check vm-check bench bench-vm demo \
-	gpu-check install clean format checkpatch
+.PHONY: all deps userspace kmod check unit-check vm-check soak soak-check bench \
+	bench-vm demo gpu-check install clean format checkpatch
 
 all: userspace kmod
 
@@ -34,7 +34,7 @@ kmod: deps
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
 
-check: unit-check checkpatch vm-check
+check: unit-check checkpatch vm-check soak-check
 
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -43,6 +43,19 @@ unit-check: userspace
 vm-check: all
 	tests/vm/run-all
 	tests/vm/run-all --agent cpu
+
+# The soak (tests/vm/soak): every load and fault at once, with the agent.
+# SEED reruns a soak; DEBUG_BOOT=1 boots with the kernel's debug checks,
+# RING_TIMEOUT_MS sets the module's ring_timeout_ms; SOAK_FLAGS passes more.
+DURATION ?= 600
+SOAK_ARGS = $(if $(SEED),--seed $(SEED)) $(if $(filter 1,$(DEBUG_BOOT)),--debug-boot) \
+	$(if $(RING_TIMEOUT_MS),--ring-timeout-ms $(RING_TIMEOUT_MS)) $(SOAK_FLAGS)
+soak: all
+	tests/vm/soak --duration $(DURATION) $(SOAK_ARGS)
+
+# make check's soak: two minutes.
+soak-check: all
+	tests/vm/soak --duration 120 $(SOAK_ARGS)
 
 bench: userspace
 	tools/ozram-bench/make-bench

@@ -1,0 +1,326 @@
+# The soak's faults (sourced by soak.sh), in three groups that run at the
+# same time, each one fault after another: the agent's (killed, stopped,
+# restarted, replaced once by the rogue agent), hotplug on idle hot-added
+# devices (hot_add, hot_remove, reset), and maintenance of the busy devices
+# 0 to 3 (compact, mem_limit, idle, drop_caches).  So the agent can die
+# while a device is reset and another compacted, as on a real machine.
+#
+# Each group has a schedule drawn from the seed: every fault of the group
+# once, in a random order, 1 to 3 s apart, then random ones (the rogue
+# agent excepted: it runs once) 2 to 6 s apart until the time is up.  A
+# fault that comes late (the one before took long) runs at once.  One
+# function fault_NAME per fault.
+#
+# Extension point: writeback and recompression are faults to add once the
+# module has them: a function fault_writeback or fault_recompress here and
+# its name in a group below (maintenance: they act on busy devices); the
+# schedule, the counts and the summary follow.
+# shellcheck shell=sh
+
+FAULTS_AGENT=''
+if [ "${AGENT:-none}" = cpu ]; then
+	FAULTS_AGENT="agent_kill agent_stop agent_term rogue_agent"
+fi
+FAULTS_HOTPLUG="hot_add hot_remove reset"
+FAULTS_MAINTENANCE="compact mem_limit idle drop_caches"
+# Every fault, for soak.sh's summary.
+# shellcheck disable=SC2034
+FAULTS="$FAULTS_AGENT $FAULTS_HOTPLUG $FAULTS_MAINTENANCE"
+# Faults that run once only.
+FAULTS_ONCE="rogue_agent"
+
+# --- hot-added devices: the idle ones that reset and hot_remove may take.
+# $W/scratch has a line "ID SEED PAGES KIND" for each, what it holds.
+scratch_ids() { cut -d' ' -f1 $W/scratch 2>/dev/null; }
+
+# faults_devices: every initialised device.
+# shellcheck disable=SC2046
+faults_devices() { echo 0 1 2 3 $(scratch_ids); }
+
+# The busy devices, which maintenance acts on while the load runs.
+BUSY_DEVICES="0 1 2 3"
+
+# scratch_fill ID: size the device and write generated pages to it.
+scratch_fill() {
+	rand 3
+	mb=$((4 << R))
+	rand $((mb * 256))
+	pages=$((R + 1))
+	pick mixed mixed text random
+	kind=$R
+	rand 2147483647
+	seed=$R
+	r=$(sysfs-write "$(sysdir "$1")/disksize" ${mb}M)
+	[ "$r" = OK ] || { soak_fail "disksize of $(dev "$1"): $r"; return 1; }
+	pagegen --pages $pages --seed $seed --kind $kind |
+		dd of="$(dev "$1")" bs=4096 oflag=direct 2>/dev/null ||
+		{ soak_fail "cannot write $(dev "$1")"; return 1; }
+	echo "$1 $seed $pages $kind" >>$W/scratch
+	FAULT_NOTE="$FAULT_NOTE, $(dev "$1") $mb MiB with $pages $kind pages"
+}
+
+# scratch_check ID: the device holds what scratch_fill wrote.
+scratch_check() {
+	# shellcheck disable=SC2046
+	set -- $(grep "^$1 " $W/scratch)
+	pagegen --pages "$3" --seed "$2" --kind "$4" >$W/expected
+	dd if="$(dev "$1")" bs=4096 count="$3" iflag=direct 2>/dev/null >$W/actual
+	cmp -s $W/actual $W/expected && return 0
+	n=$(cmp -l $W/actual $W/expected 2>/dev/null | wc -l)
+	differ "$n" bytes "hot-added $(dev "$1")"
+	return 1
+}
+
+scratch_forget() { sed -i "/^$1 /d" $W/scratch; }
+
+# scratch_pick: a random idle device in $R, hot-adding one if there is none.
+scratch_pick() {
+	if [ -z "$(scratch_ids)" ]; then
+		fault_hot_add || return 1
+		count fault-hot_add
+	fi
+	# shellcheck disable=SC2046
+	pick $(scratch_ids)
+}
+
+# --- the agent
+wait_detached() {
+	i=0
+	while agent_attached; do
+		i=$((i + 1))
+		[ $i -le 300 ] || return 1
+		sleep 0.1
+	done
+}
+
+agent_restart() {
+	start_agent >$W/agent-start.log 2>&1 || {
+		cat $W/agent-start.log
+		soak_fail "cannot restart ozramd"
+		return 1
+	}
+	echo -1000 >/proc/"$(agent_pid)"/oom_score_adj
+}
+
+fault_agent_kill() {
+	pid=$(agent_pid)
+	[ -n "$pid" ] || { soak_fail "agent-kill: no agent to kill"; return 1; }
+	kill -KILL "$pid"
+	rm -f $OZRAMD_PIDFILE
+	wait_detached || { soak_fail "the ring stayed attached 30 s after kill -9"; return 1; }
+	rand 5
+	FAULT_NOTE="ozramd $pid killed, restarted $((R + 1)) s later"
+	sleep $((R + 1))
+	agent_restart
+}
+
+fault_agent_stop() {
+	rand 6
+	FAULT_NOTE="ozramd stopped for $((R + 1)) s"
+	kill -STOP "$(agent_pid)"
+	sleep $((R + 1))
+	kill -CONT "$(agent_pid)"
+}
+
+fault_agent_term() {
+	stop_agent
+	wait_detached || { soak_fail "the ring stayed attached 30 s after SIGTERM"; return 1; }
+	rand 3
+	FAULT_NOTE="ozramd stopped with SIGTERM, restarted $R s later"
+	sleep "$R"
+	agent_restart
+}
+
+# The rogue agent answers with wrong completions; the kernel must refuse
+# them and keep every byte.  Its own checks (second open, poll at the
+# detach) are ring-rogue's business: its status is noted, not judged.
+fault_rogue_agent() {
+	stop_agent
+	wait_detached || { soak_fail "the ring stayed attached 30 s after SIGTERM"; return 1; }
+	rand 11
+	rogue-agent --seconds $((5 + R)) >$W/rogue.log 2>&1
+	rc=$?
+	FAULT_NOTE="rogue-agent for $((5 + R)) s, status $rc: $(grep -m 1 'sent ' $W/rogue.log)"
+	wait_detached || { soak_fail "the ring stayed attached after the rogue agent"; return 1; }
+	agent_restart
+}
+
+# --- the devices
+fault_compact() {
+	# shellcheck disable=SC2086
+	pick $BUSY_DEVICES
+	FAULT_NOTE=$(dev "$R")
+	r=$(sysfs-write "$(sysdir "$R")/compact" 1)
+	[ "$r" = OK ] || soak_fail "compact of $(dev "$R"): $r"
+}
+
+# A limit of 0 (none) or of 3 to 5 times the device's size: the store path
+# and the ring's retry of held pages run at every write, and no write may
+# fail for it (zsmalloc's overhead stays well below the size).
+fault_mem_limit() {
+	# shellcheck disable=SC2086
+	pick $BUSY_DEVICES
+	d=$R
+	rand 4
+	if [ $R = 0 ]; then
+		limit=0
+	else
+		limit=$(($(cat "$(sysdir "$d")/disksize") * (2 + R)))
+	fi
+	FAULT_NOTE="$(dev "$d") mem_limit $limit"
+	r=$(sysfs-write "$(sysdir "$d")/mem_limit" $limit)
+	[ "$r" = OK ] || soak_fail "mem_limit $limit of $(dev "$d"): $r"
+}
+
+fault_hot_add() {
+	id=$(cat $CONTROL/hot_add) || { soak_fail "hot_add failed"; return 1; }
+	FAULT_NOTE="$(dev "$id")"
+	scratch_fill "$id"
+}
+
+fault_hot_remove() {
+	scratch_pick || return 1
+	id=$R
+	FAULT_NOTE="$(dev "$id")"
+	scratch_check "$id"
+	r=$(sysfs-write $CONTROL/hot_remove "$id")
+	[ "$r" = OK ] || soak_fail "hot_remove of idle $(dev "$id"): $r"
+	scratch_forget "$id"
+}
+
+fault_reset() {
+	scratch_pick || return 1
+	id=$R
+	FAULT_NOTE="$(dev "$id")"
+	scratch_check "$id"
+	r=$(sysfs-write "$(sysdir "$id")/reset" 1)
+	[ "$r" = OK ] || { soak_fail "reset of idle $(dev "$id"): $r"; return 1; }
+	scratch_forget "$id"
+	used=$(stat_field "$(sysdir "$id")/mm_stat" mem_used_total)
+	[ "$used" = 0 ] || soak_fail "$(dev "$id") holds $used bytes after reset"
+	scratch_fill "$id"
+}
+
+fault_idle() {
+	# shellcheck disable=SC2086
+	pick $BUSY_DEVICES
+	FAULT_NOTE=$(dev "$R")
+	r=$(sysfs-write "$(sysdir "$R")/idle" all)
+	[ "$r" = OK ] || soak_fail "idle of $(dev "$R"): $r"
+}
+
+fault_drop_caches() {
+	echo 3 >/proc/sys/vm/drop_caches || soak_fail "drop_caches failed"
+}
+
+# --- the schedule
+# faults_schedule GROUP STREAM FAULT...: $W/schedule-GROUP, one line
+# "SECONDS:FAULT" per fault, SECONDS from the start of the load.
+faults_schedule() {
+	group=$1
+	rng_stream "$2"
+	shift 2
+	first=''
+	rest=$*
+	many=''
+	for f in "$@"; do
+		case " $FAULTS_ONCE " in
+		*" $f "*) ;;
+		*) many="$many $f" ;;
+		esac
+	done
+	# Every fault once, in a random order, soon: under TCG a fault can take
+	# half a minute when swap is busy, and the short soak must see them all...
+	while [ -n "$rest" ]; do
+		# shellcheck disable=SC2086
+		pick $rest
+		first="$first $R"
+		rest=$(echo " $rest " | sed "s/ $R / /; s/^ *//; s/ *$//")
+	done
+	t=0
+	: >$W/schedule-$group
+	for f in $first; do
+		rand 3
+		t=$((t + 1 + R))
+		echo "$t:$f" >>$W/schedule-$group
+	done
+	# ...then any of them but the ones that run once, until the time is up.
+	while [ -n "$many" ] && [ $t -lt "$DURATION" ]; do
+		rand 5
+		t=$((t + 2 + R))
+		# shellcheck disable=SC2086
+		pick $many
+		echo "$t:$R" >>$W/schedule-$group
+	done
+	note "$group faults ($(wc -l <$W/schedule-$group)): $(head -n 8 $W/schedule-$group | tr '\n' ' ')..."
+}
+
+# faults_run GROUP STREAM: each fault of the group's schedule at its time
+# (late when the one before took long), until the time is up.
+faults_run() {
+	sched_group=$1
+	rng_stream "$2"
+	# Names of their own: the guest library's functions use i, f and pid.
+	sched_n=0
+	for sched_e in $(cat $W/schedule-$sched_group); do
+		sched_t=${sched_e%%:*}
+		sched_f=${sched_e#*:}
+		now
+		[ $((START + sched_t)) -lt $END ] || break
+		[ $NOW -lt $END ] || break
+		[ $NOW -ge $((START + sched_t)) ] || sleep $((START + sched_t - NOW))
+		sched_n=$((sched_n + 1))
+		FAULT_NOTE=''
+		now
+		sched_at=$((NOW - START))
+		"fault_$sched_f"
+		count fault-$sched_f
+		now
+		echo "   fault $sched_group $sched_n at +$sched_at s (planned +$sched_t s, took $((NOW - START - sched_at)) s):" \
+			"$sched_f${FAULT_NOTE:+: $FAULT_NOTE}"
+	done
+}
+
+# faults_start: the three groups' schedules (streams 1, 3, 5), then each
+# group in a process of its own (streams 2, 4, 6 for their choices).
+faults_start() {
+	FAULT_PIDS=''
+	stream=1
+	for group in agent hotplug maintenance; do
+		case $group in
+		agent) list=$FAULTS_AGENT ;;
+		hotplug) list=$FAULTS_HOTPLUG ;;
+		maintenance) list=$FAULTS_MAINTENANCE ;;
+		esac
+		if [ -n "$list" ]; then
+			# shellcheck disable=SC2086
+			faults_schedule $group $stream $list
+			(faults_run $group $((stream + 1))) &
+			FAULT_PIDS="$FAULT_PIDS $group:$!"
+		fi
+		stream=$((stream + 2))
+	done
+}
+
+faults_wait() {
+	for p in $FAULT_PIDS; do
+		wait "${p#*:}"
+		rc=$?
+		[ $rc = 0 ] || soak_fail "the ${p%:*} faults ended with status $rc"
+	done
+}
+
+# faults_settle: the agent attached again for the read-back.
+faults_settle() {
+	if [ "${AGENT:-none}" = cpu ] && ! agent_attached; then
+		soak_fail "the agent was not attached at the end"
+		agent_restart
+	fi
+}
+
+faults_verify() {
+	for id in $(scratch_ids); do
+		scratch_check "$id" && count scratch-final &&
+			count scratch-final-bytes "$(stat_field "$(sysdir "$id")/mm_stat" orig_data_size)"
+	done
+}
