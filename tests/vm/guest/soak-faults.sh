@@ -7,9 +7,9 @@
 #
 # Each group has a schedule drawn from the seed: every fault of the group
 # once, in a random order, 1 to 3 s apart, then random ones (the rogue
-# agent excepted: it runs once) 2 to 6 s apart until the time is up.  A
-# fault that comes late (the one before took long) runs at once.  One
-# function fault_NAME per fault.
+# agent excepted: it runs once) until the time is up, 2 to 6 s apart (the
+# agent's 4 to 12 s).  A fault that comes late (the one before took long)
+# runs at once.  One function fault_NAME per fault.
 #
 # Extension point: writeback and recompression are faults to add once the
 # module has them: a function fault_writeback or fault_recompress here and
@@ -172,9 +172,20 @@ fault_mem_limit() {
 	[ "$r" = OK ] || soak_fail "mem_limit $limit of $(dev "$d"): $r"
 }
 
+# At most four idle devices: with more, the oldest goes first.
 fault_hot_add() {
+	FAULT_NOTE=''
+	if [ "$(scratch_ids | wc -l)" -ge 4 ]; then
+		old=$(scratch_ids | head -n 1)
+		scratch_check "$old"
+		r=$(sysfs-write $CONTROL/hot_remove "$old")
+		[ "$r" = OK ] || soak_fail "hot_remove of idle $(dev "$old"): $r"
+		scratch_forget "$old"
+		count fault-hot_remove
+		FAULT_NOTE="$(dev "$old") removed first, "
+	fi
 	id=$(cat $CONTROL/hot_add) || { soak_fail "hot_add failed"; return 1; }
-	FAULT_NOTE="$(dev "$id")"
+	FAULT_NOTE="$FAULT_NOTE$(dev "$id")"
 	scratch_fill "$id"
 }
 
@@ -214,12 +225,14 @@ fault_drop_caches() {
 }
 
 # --- the schedule
-# faults_schedule GROUP STREAM FAULT...: $W/schedule-GROUP, one line
-# "SECONDS:FAULT" per fault, SECONDS from the start of the load.
+# faults_schedule GROUP STREAM GAP FAULT...: $W/schedule-GROUP, one line
+# "SECONDS:FAULT" per fault, SECONDS from the start of the load; after the
+# first round, GAP to 3 GAP seconds apart.
 faults_schedule() {
 	group=$1
 	rng_stream "$2"
-	shift 2
+	gap=$3
+	shift 3
 	first=''
 	rest=$*
 	many=''
@@ -246,8 +259,8 @@ faults_schedule() {
 	done
 	# ...then any of them but the ones that run once, until the time is up.
 	while [ -n "$many" ] && [ $t -lt "$DURATION" ]; do
-		rand 5
-		t=$((t + 2 + R))
+		rand $((2 * gap + 1))
+		t=$((t + gap + R))
 		# shellcheck disable=SC2086
 		pick $many
 		echo "$t:$R" >>$W/schedule-$group
@@ -287,14 +300,16 @@ faults_start() {
 	FAULT_PIDS=''
 	stream=1
 	for group in agent hotplug maintenance; do
+		# The agent's faults take seconds themselves (a restart, a stop):
+		# further apart, so that it also runs undisturbed for a while.
 		case $group in
-		agent) list=$FAULTS_AGENT ;;
-		hotplug) list=$FAULTS_HOTPLUG ;;
-		maintenance) list=$FAULTS_MAINTENANCE ;;
+		agent) list=$FAULTS_AGENT gap=4 ;;
+		hotplug) list=$FAULTS_HOTPLUG gap=2 ;;
+		maintenance) list=$FAULTS_MAINTENANCE gap=2 ;;
 		esac
 		if [ -n "$list" ]; then
 			# shellcheck disable=SC2086
-			faults_schedule $group $stream $list
+			faults_schedule $group $stream $gap $list
 			(faults_run $group $((stream + 1))) &
 			FAULT_PIDS="$FAULT_PIDS $group:$!"
 		fi
