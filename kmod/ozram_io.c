@@ -182,6 +182,7 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 	unsigned long handle, pages;
 	void *dst;
 
+	might_sleep_if(gfpflags_allow_blocking(gfp));
 	if (!len || len > PAGE_SIZE)
 		return -EINVAL;
 

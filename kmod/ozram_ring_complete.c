@@ -32,6 +32,7 @@ void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 	const void *data = ozram_ring_staged_data(slot);
 	int ret;
 
+	lockdep_assert_held(&ozram_ring.reap_mutex);
 	ret = ozram_store_staged_inline(owner->oz, owner->index,
 					vmalloc_to_page(data), may_reclaim,
 					ref);
@@ -116,6 +117,7 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 	struct ozram_ring_owner owner;
 	struct ozram_stage_ref ref;
 
+	lockdep_assert_held(&r->reap_mutex);
 	spin_lock(&r->lock);
 	verdict = ozram_ring_slots_claim(&r->slots, cqe);
 	if (verdict == OZRAM_RING_BAD_SLOT || verdict == OZRAM_RING_STALE) {

@@ -24,6 +24,7 @@ static void ozram_ring_attach(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 
+	lockdep_assert_held(&r->attach_mutex);
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
 	ozram_ring_queues_attach();

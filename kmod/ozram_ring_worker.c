@@ -133,6 +133,7 @@ void ozram_ring_retry_held(struct ozram *oz)
 	struct ozram_ring_state *r = &ozram_ring;
 	u32 slot, n = 0;
 
+	lockdep_assert_not_held(&oz->init_lock);
 	/*
 	 * Stores run under reap_mutex, so with it held a slot the kernel
 	 * keeps and that waits for no store is one whose store failed.
