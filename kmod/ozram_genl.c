@@ -256,8 +256,12 @@ static struct genl_family ozram_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.small_ops = ozram_genl_ops,
 	.n_small_ops = ARRAY_SIZE(ozram_genl_ops),
-	/* Every command validates strictly: unknown attributes fail. */
-	.resv_start_op = OZRAM_CMD_MAX + 1,
+	/*
+	 * resv_start_op 0: every command gets the strict checks of a new
+	 * family, a zero genlmsghdr.reserved and no nlmsg_flags beyond
+	 * request, ack, echo and dump, on top of the strict attribute
+	 * policy above.
+	 */
 };
 
 int ozram_genl_register(void)

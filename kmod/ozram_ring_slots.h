@@ -103,7 +103,8 @@ enum ozram_ring_take_back ozram_ring_slots_take_back(struct ozram_ring_slots *s,
  * page the producer posted.  @out is the producer's private copy of the
  * cqe->length bytes of the output slot (the agent may rewrite the slot at
  * any time); @scratch is a page of scratch memory.  With @verify false,
- * only a same-filled word that an unsigned long cannot hold is refused.
+ * LZ4 and RAW results are taken as they are; a same-filled word is always
+ * checked against the staged page.
  */
 bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
 			       const void *out, const void *staged,

@@ -28,6 +28,67 @@ static struct ozram *dev_to_ozram(struct device *dev)
 	return dev_to_disk(dev)->private_data;
 }
 
+/*
+ * A write that holds a NUL byte is refused whole: the parsers below would
+ * stop at it and act on the part before it ("1\0x" as "1").
+ */
+static bool ozram_sysfs_has_nul(const char *buf, size_t len)
+{
+	return strnlen(buf, len) != len;
+}
+
+/*
+ * A size as memparse() reads it (a number in any base kstrtoull() takes,
+ * with an optional K, M, G, T, P or E suffix), but strictly: nothing after
+ * the suffix except one newline, and -EINVAL rather than a wrap when the
+ * value does not fit in 64 bits.  zram takes both without a complaint.
+ */
+static int ozram_parse_size(const char *buf, size_t len, u64 *size)
+{
+	unsigned int shift = 0;
+	char text[24];
+	u64 value;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	switch (text[len - 1]) {
+	case 'E':
+	case 'e':
+		shift += 10;
+		fallthrough;
+	case 'P':
+	case 'p':
+		shift += 10;
+		fallthrough;
+	case 'T':
+	case 't':
+		shift += 10;
+		fallthrough;
+	case 'G':
+	case 'g':
+		shift += 10;
+		fallthrough;
+	case 'M':
+	case 'm':
+		shift += 10;
+		fallthrough;
+	case 'K':
+	case 'k':
+		shift += 10;
+		text[--len] = '\0';
+	}
+	if (kstrtoull(text, 0, &value) || value > U64_MAX >> shift)
+		return -EINVAL;
+	*size = value << shift;
+	return 0;
+}
+
 static ssize_t disksize_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
@@ -41,9 +102,13 @@ static ssize_t disksize_store(struct device *dev,
 			      size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
+	u64 disksize;
 	int ret;
 
-	ret = ozram_init_device(oz, memparse(buf, NULL));
+	ret = ozram_parse_size(buf, len, &disksize);
+	if (ret)
+		return ret;
+	ret = ozram_init_device(oz, disksize);
 	if (ret == -EBUSY)
 		pr_info("%s: cannot change the size of an initialised device\n",
 			oz->disk->disk_name);
@@ -70,6 +135,8 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	unsigned short do_reset;
 	int ret;
 
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
 	ret = kstrtou16(buf, 10, &do_reset);
 	if (ret)
 		return ret;
@@ -107,7 +174,8 @@ static ssize_t comp_algorithm_store(struct device *dev,
 	struct ozram *oz = dev_to_ozram(dev);
 	int ret = len;
 
-	if (!sysfs_streq(buf, OZRAM_COMP_ALGORITHM))
+	if (ozram_sysfs_has_nul(buf, len) ||
+	    !sysfs_streq(buf, OZRAM_COMP_ALGORITHM))
 		return -EINVAL;
 
 	down_read(&oz->init_lock);
@@ -133,7 +201,7 @@ static ssize_t max_comp_streams_store(struct device *dev,
 {
 	unsigned int streams;
 
-	if (kstrtouint(buf, 10, &streams))
+	if (ozram_sysfs_has_nul(buf, len) || kstrtouint(buf, 10, &streams))
 		return -EINVAL;
 	return len;
 }
@@ -143,11 +211,11 @@ static ssize_t mem_limit_store(struct device *dev,
 			       size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
-	char *end;
 	u64 limit;
 
-	limit = memparse(buf, &end);
-	if (buf == end)
+	/* A limit that rounds up past 64 bits would wrap to no limit. */
+	if (ozram_parse_size(buf, len, &limit) ||
+	    limit > U64_MAX - (PAGE_SIZE - 1))
 		return -EINVAL;
 
 	down_write(&oz->init_lock);
@@ -166,7 +234,8 @@ static ssize_t mem_used_max_store(struct device *dev,
 	unsigned long val;
 
 	/* Only a reset to the current usage is meaningful. */
-	if (kstrtoul(buf, 10, &val) || val != 0)
+	if (ozram_sysfs_has_nul(buf, len) || kstrtoul(buf, 10, &val) ||
+	    val != 0)
 		return -EINVAL;
 
 	down_read(&oz->init_lock);
@@ -181,8 +250,11 @@ static ssize_t compact_store(struct device *dev,
 			     struct device_attribute *attr, const char *buf,
 			     size_t len)
 {
-	int ret = ozram_compact(dev_to_ozram(dev));
+	int ret;
 
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	ret = ozram_compact(dev_to_ozram(dev));
 	return ret ? ret : len;
 }
 
@@ -193,7 +265,7 @@ static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
 	ssize_t ret = -EINVAL;
 
 	/* No access-time tracking: "all" is the only cutoff understood. */
-	if (!sysfs_streq(buf, "all"))
+	if (ozram_sysfs_has_nul(buf, len) || !sysfs_streq(buf, "all"))
 		return -EINVAL;
 
 	down_read(&oz->init_lock);
@@ -327,6 +399,8 @@ static ssize_t hot_remove_store(struct class *class,
 	struct ozram *oz;
 	int ret, id;
 
+	if (ozram_sysfs_has_nul(buf, count))
+		return -EINVAL;
 	ret = kstrtoint(buf, 10, &id);
 	if (ret)
 		return ret;

@@ -261,8 +261,10 @@ TEST_F(ResultCheck, SameFilledMustBeTheWordRepeated) {
     cqe.encoding = OZRAM_RING_ENC_SAME_FILLED;
     cqe.fill = word;
     EXPECT_TRUE(matches(cqe));
+    EXPECT_TRUE(matches(cqe, false));
     cqe.fill = word ^ 1;
     EXPECT_FALSE(matches(cqe));
+    EXPECT_FALSE(matches(cqe, false)) << "the word is checked even with verify=0";
     if (sizeof(unsigned long) < sizeof(std::uint64_t)) {
         cqe.fill = 1ULL << 40;
         EXPECT_FALSE(matches(cqe, false)) << "a word a slot cannot hold";

@@ -104,6 +104,12 @@ expect_errno ENODEV $NL stats 200
 expect_errno ENODEV $NL compact 200
 expect_errno ERANGE $NL stats 100000
 expect_errno EINVAL $NL --extra-attr stats 0
+# The genetlink header is checked too, on every command.
+expect_errno EINVAL $NL --reserved stats 0
+expect_errno EINVAL $NL --reserved devices
+expect_errno EINVAL $NL --reserved compact 0
+expect_errno EINVAL $NL --stray-flags stats 0
+expect_errno EINVAL $NL --stray-flags devices
 
 step "hot-added devices appear in GET_DEVICES and in the totals"
 id=$(cat $CONTROL/hot_add)
