@@ -8,16 +8,19 @@ JOBS    ?= $(shell nproc)
 
 # The kernel to build for: the running one if its headers are installed,
 # otherwise the newest Debian kernel whose headers are (linux-headers-amd64).
+# PREEMPT_RT kernels, whose headers 'make deps' installs for kmod-check, are
+# never picked: the module refuses them.
 KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		echo /lib/modules/$$(uname -r)/build; \
 	else \
-		ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n1; \
+		ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-rt-' | \
+			sort -V | tail -n1; \
 	fi)
 KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
 export KDIR KVER BUILD
 
-.PHONY: all deps userspace kmod check unit-check vm-check bench bench-vm demo \
-	gpu-check install clean format checkpatch
+.PHONY: all deps userspace kmod check unit-check kmod-check vm-check bench bench-vm \
+	demo gpu-check install clean format checkpatch
 
 all: userspace kmod
 
@@ -34,10 +37,14 @@ kmod: deps
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
 
-check: unit-check checkpatch vm-check
+check: unit-check checkpatch kmod-check vm-check
 
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Checks of the module's build itself: it refuses PREEMPT_RT kernels.
+kmod-check: deps
+	tests/kmod/refuses-preempt-rt
 
 # Every scenario on the in-kernel path, then again with ozramd attached.
 vm-check: all

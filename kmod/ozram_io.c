@@ -464,15 +464,20 @@ int ozram_alloc_slots(struct ozram *oz, u64 disksize)
 /*
  * Nothing else can reach the slots: the device has no openers, and the
  * ring's completions and stores are excluded (ozram_ring_lock_devices()).
- * A staged page gives its ring slot back.
+ * A staged page gives its ring slot back, cleared.
  */
 void ozram_free_slots(struct ozram *oz, u64 disksize)
 {
 	u32 num_pages = disksize >> PAGE_SHIFT;
 	u32 index;
 
-	for (index = 0; index < num_pages; index++)
+	for (index = 0; index < num_pages; index++) {
+		if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED))
+			ozram_ring_forget(oz->table[index].handle);
 		ozram_free_slot(oz, index);
+		/* A large device under the ring's reap mutex: let others run. */
+		cond_resched();
+	}
 	kvfree(oz->table);
 	oz->table = NULL;
 }

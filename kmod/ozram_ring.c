@@ -69,16 +69,43 @@ void ozram_ring_snapshot(struct ozram_snapshot *snap)
 		snap->ring[i] = atomic64_read(&r->stats[i]);
 	spin_lock(&r->lock);
 	snap->agent_attached = r->attached;
-	snap->agent_pid = r->agent_pid;
+	/* In the pid namespace of whoever reads it, as /proc would. */
+	snap->agent_pid = pid_vnr(r->agent);
 	snap->ring[OZRAM_RING_STAT_OCCUPANCY] = r->slots.nr - r->slots.nr_free;
 	spin_unlock(&r->lock);
+}
+
+struct ozram_ring_mem *ozram_ring_mem_alloc(void)
+{
+	struct ozram_ring_mem *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	if (!a)
+		return NULL;
+	a->base = vmalloc_user(ozram_ring.geo.mapping_size);
+	if (!a->base) {
+		kfree(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
+ * A page that something still maps or pins outlives vfree(): it goes back
+ * when its last reference does.
+ */
+void ozram_ring_mem_free(struct ozram_ring_mem *a)
+{
+	if (!a)
+		return;
+	vfree(a->base);
+	kfree(a);
 }
 
 static void ozram_ring_free(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 
-	vfree(r->mem);
+	ozram_ring_mem_free(rcu_dereference_protected(r->mem, true));
 	kvfree(r->slots.free_stack);
 	kvfree(r->slots.generations);
 	kvfree(r->slots.states);
@@ -96,7 +123,6 @@ static int ozram_ring_alloc(void)
 	struct ozram_ring_state *r = &ozram_ring;
 	u32 n = r->geo.slots;
 
-	r->mem = vmalloc_user(r->geo.mapping_size);
 	r->slots.free_stack = kvcalloc(n, sizeof(u32), GFP_KERNEL);
 	r->slots.generations = kvcalloc(n, sizeof(u32), GFP_KERNEL);
 	r->slots.states = kvcalloc(n, sizeof(u8), GFP_KERNEL);
@@ -106,7 +132,7 @@ static int ozram_ring_alloc(void)
 	r->copy_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->decode_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
-	if (!r->mem || !r->slots.free_stack || !r->slots.generations ||
+	if (!r->slots.free_stack || !r->slots.generations ||
 	    !r->slots.states || !r->slots.posted || !r->owners ||
 	    !r->to_store || !r->copy_buf || !r->decode_buf || !r->wq) {
 		ozram_ring_free();
@@ -118,6 +144,7 @@ static int ozram_ring_alloc(void)
 int ozram_ring_init(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *mem;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct ozram_ring_header) != 136);
@@ -149,9 +176,15 @@ int ozram_ring_init(void)
 	ret = ozram_ring_alloc();
 	if (ret)
 		return ret;
+	mem = ozram_ring_mem_alloc();
+	if (!mem) {
+		ozram_ring_free();
+		return -ENOMEM;
+	}
+	ozram_ring_queues_init(mem);
+	RCU_INIT_POINTER(r->mem, mem);
 	ozram_ring_slots_init(&r->slots, r->geo.slots,
 			      r->geo.huge_threshold);
-	ozram_ring_queues_init();
 	return 0;
 }
 

@@ -44,6 +44,13 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 /* Device slot lock held: gives back the ring slot of a staged page. */
 void ozram_ring_release(u32 ring_slot);
 
+/*
+ * Device slot lock held, before ozram_ring_release(): the staged page is
+ * gone for good (its device is reset), so its copy is cleared, and no agent
+ * reads it from the free slot.
+ */
+void ozram_ring_forget(u32 ring_slot);
+
 /* Device slot lock held: whether @ref is still the staging of the slot. */
 bool ozram_ring_stage_current(const struct ozram_stage_ref *ref);
 

@@ -494,11 +494,10 @@ int main(int argc, char** argv) {
         failed = 1;
 
     /*
-     * Leave a scribbled header page and SQ tail behind: the next agent must
-     * find them as the kernel wrote them.
+     * Leave a scribbled SQ tail behind (the header page is read-only: see
+     * ring-holder write-header): the next agent must find the queues as the
+     * kernel left them.
      */
-    ((struct ozram_ring_header*)rw)->magic = 0xdeadbeefU;
-    ((struct ozram_ring_header*)rw)->slots = 0;
     ctrl->sq_tail.value += 12345;
     /* The file is released only when no mapping holds it any more. */
     munmap(staging, h.staging.size);
