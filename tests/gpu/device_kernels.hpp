@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "lz4_kernels.hpp"
+#include "gpu/kernels/lz4_kernels.hpp"
 #include "test_pages.hpp"
 
 namespace ozram::testing {
