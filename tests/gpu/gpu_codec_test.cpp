@@ -57,8 +57,7 @@ TEST_F(GpuCodec, DeviceOutputEqualsTheHostEmulation) {
         const auto host = compress_on_host(pages[i], DEFAULT_HUGE_THRESHOLD);
         const CompressedPage& page = batch.pages[i];
         const auto bytes = batch.bytes(page);
-        if (static_cast<int>(page.encoding) != host.descriptor.code ||
-            page.size != host.descriptor.size ||
+        if (page.encoding != host.descriptor.encoding || page.size != host.descriptor.size ||
             !std::equal(bytes.begin(), bytes.end(), host.bytes.begin(), host.bytes.end()))
             ++differing;
     }
@@ -67,7 +66,7 @@ TEST_F(GpuCodec, DeviceOutputEqualsTheHostEmulation) {
 }
 
 TEST_F(GpuCodec, RatioIsAtLeast98PercentOfLiblz4s) {
-    std::vector<TestPage> pages;
+    std::vector<Page> pages;
     for (std::uint64_t seed = 1; seed <= 200; ++seed)
         pages.push_back(text_page(seed));
     for (auto& page : real_pages(400))

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "ozram/page.hpp"
+
 namespace ozram::bench {
 namespace {
 
@@ -37,7 +39,7 @@ BackendChoice parse_backend(const std::string& text) {
 }
 
 // A batch larger than this would not fit a BatchResult's 32-bit offsets.
-constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / 4096;
+constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / PAGE_SIZE;
 constexpr unsigned MAX_THREADS = 4096;
 
 }  // namespace
@@ -107,7 +109,7 @@ Options parse_options(const std::vector<std::string>& args) {
         } else if (arg == "--max-pages") {
             options.max_pages = parse_number<std::size_t>(arg, value(), 1);
         } else if (arg == "--huge-threshold") {
-            options.huge_threshold = parse_number<std::size_t>(arg, value(), 1, 4096);
+            options.huge_threshold = parse_number<std::size_t>(arg, value(), 1, PAGE_SIZE);
         } else if (arg == "--json" || arg == "--csv") {
             const auto format = arg == "--json" ? OutputFormat::Json : OutputFormat::Csv;
             if (options.format != OutputFormat::Table && options.format != format) {

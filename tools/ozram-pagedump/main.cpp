@@ -58,7 +58,7 @@ void print_summary(const std::vector<ProcessDump>& dumps, const std::string& out
         total += d.pages_written();
     }
     std::printf("wrote %llu pages (%.1f MiB) to %s\n", static_cast<unsigned long long>(total),
-                static_cast<double>(total * DUMP_PAGE_SIZE) / (1024.0 * 1024.0), output.c_str());
+                static_cast<double>(total * ozram::PAGE_SIZE) / (1024.0 * 1024.0), output.c_str());
 }
 
 int dump_all(const Options& options, PageWriter& writer) {

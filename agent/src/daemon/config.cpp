@@ -9,6 +9,7 @@
 
 #include "ozram/cost_model.hpp"
 #include "ozram/error.hpp"
+#include "ozram/page.hpp"
 
 namespace ozram::daemon {
 namespace {
@@ -92,7 +93,7 @@ void apply_setting(Config& config, std::string_view key, std::string_view value)
     } else if (key == "gpu_staging") {
         config.gpu_staging = parse_gpu_staging(value);
     } else if (key == "huge_threshold") {
-        config.huge_threshold = parse_unsigned(key, value, 1, 4096);
+        config.huge_threshold = parse_unsigned(key, value, 1, PAGE_SIZE);
     } else if (key == "log_level") {
         const auto level = parse_log_level(value);
         if (!level) {

@@ -19,11 +19,6 @@
 
 namespace ozram {
 
-static_assert(gpu::PAGE_BYTES == PAGE_SIZE);
-static_assert(static_cast<int>(PageEncoding::Lz4) == kernels::PAGE_LZ4);
-static_assert(static_cast<int>(PageEncoding::Raw) == kernels::PAGE_RAW);
-static_assert(static_cast<int>(PageEncoding::SameFilled) == kernels::PAGE_SAME_FILLED);
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -230,16 +225,16 @@ struct GpuBatchCompressor::Impl {
             const kernels::PageDescriptor& d = slot.host_descriptors.data()[i];
             const std::size_t index = slot.first + i;
             const bool size_ok =
-                (d.code == kernels::PAGE_LZ4 && d.size > 0 && d.size < PAGE_SIZE) ||
-                (d.code == kernels::PAGE_RAW && d.size == PAGE_SIZE) ||
-                (d.code == kernels::PAGE_SAME_FILLED && d.size == 0);
+                (d.encoding == PageEncoding::Lz4 && d.size > 0 && d.size < PAGE_SIZE) ||
+                (d.encoding == PageEncoding::Raw && d.size == PAGE_SIZE) ||
+                (d.encoding == PageEncoding::SameFilled && d.size == 0);
             if (d.status != kernels::PAGE_OK || !size_ok) {
                 throw ImpossibleResult("compression kernel: impossible descriptor for page " +
                                        std::to_string(index));
             }
             CompressedPage& page = out.pages[index];
-            page.encoding = static_cast<PageEncoding>(d.code);
-            page.fill_word = d.code == kernels::PAGE_SAME_FILLED ? d.fill_word : 0;
+            page.encoding = d.encoding;
+            page.fill_word = d.encoding == PageEncoding::SameFilled ? d.fill_word : 0;
             page.offset = static_cast<std::uint32_t>(index * PAGE_SIZE);
             page.size = d.size;
             std::memcpy(out.payload.data() + page.offset, slot.host_out.data() + i * PAGE_SIZE,
@@ -256,8 +251,7 @@ struct GpuBatchCompressor::Impl {
                 for (std::size_t i = 0; i < slot.count; ++i) {
                     const CompressedPage& page = in.pages[slot.first + i];
                     slot.host_descriptors.data()[i] = kernels::PageDescriptor{
-                        page.fill_word, page.size, static_cast<std::uint8_t>(page.encoding),
-                        kernels::PAGE_OK, 0};
+                        page.fill_word, page.size, page.encoding, kernels::PAGE_OK, 0};
                     std::memcpy(slot.host_in.data() + i * PAGE_SIZE,
                                 in.payload.data() + page.offset, page.size);
                 }
