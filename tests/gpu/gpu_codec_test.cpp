@@ -82,7 +82,7 @@ TEST_F(GpuCodec, RatioIsAtLeast98PercentOfLiblz4s) {
             continue;
         const int n = LZ4_compress_default(reinterpret_cast<const char*>(page.data()), out.data(),
                                            PAGE_SIZE, static_cast<int>(out.size()));
-        theirs += static_cast<std::uint64_t>(n) < DEFAULT_HUGE_THRESHOLD ? n : PAGE_SIZE;
+        theirs += static_cast<std::uint64_t>(n) <= DEFAULT_HUGE_THRESHOLD ? n : PAGE_SIZE;
     }
     const double ours_ratio = batch.compression_ratio();
     const double liblz4_ratio = static_cast<double>(pages.size() * PAGE_SIZE) / theirs;
@@ -145,11 +145,11 @@ TEST_F(GpuCodec, ACorruptPageIsNamedAndTheCompressorKeepsWorking) {
 TEST_F(GpuCodec, HugeThresholdIsObeyed) {
     const auto pages = corpus_pages(100);
     GpuBatchConfig config;
-    config.huge_threshold = 1024;
+    config.huge_threshold = 1023;
     auto gpu = GpuBatchCompressor::create(config);
     BatchResult batch;
     gpu->compress(pointers_to(pages), batch);
-    EXPECT_EQ(count_wrong_pages(batch, pages, 1024), 0u);
+    EXPECT_EQ(count_wrong_pages(batch, pages, 1023), 0u);
     EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 

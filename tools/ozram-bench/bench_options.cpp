@@ -68,10 +68,10 @@ ratio and the median compress and decompress throughput (10^9 input bytes/s).
   --repeat N         passes over the corpus; medians are reported (default 5)
   --max-pages N      use only the first N pages of the corpus
   --huge-threshold BYTES
-                     ozram's backends store a page raw when its LZ4 block
-                     is at least this long, as zram does (default 3072,
-                     zram's huge class); 4096 keeps every block that is
-                     shorter than the page, as liblz4's figures do
+                     the largest LZ4 block ozram's backends keep: a page
+                     whose block is longer is stored raw, as zram does
+                     (default 3071, below zram's huge class); 4096 keeps
+                     every block that fits the page, as liblz4's figures do
   --json             one JSON object per line
   --csv              a header line, then one line per row
   --print-crossover  calibrate the cost model and print the batch sizes from

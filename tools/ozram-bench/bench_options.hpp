@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ozram/backend.hpp"
+
 namespace ozram::bench {
 
 enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, All };
@@ -19,8 +21,9 @@ struct Options {
     std::size_t batch = 1024;
     unsigned repeats = 5;
     std::size_t max_pages = 0;  // 0: the whole corpus
-    // Pages whose LZ4 block is at least this long are stored raw (zram's rule).
-    std::size_t huge_threshold = 3072;
+    // The largest LZ4 block kept; a page whose block is longer is stored raw
+    // (zram's rule).
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
     bool help = false;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "load_driver.hpp"
+#include "ozram/backend.hpp"
 #include "ozram/error.hpp"
 #include "page_corpus.hpp"
 #include "shm_ring.hpp"
@@ -29,7 +30,7 @@ constexpr const char* USAGE =
     "  --pages N          pages to submit, cycling through the corpus\n"
     "                     (default: the corpus once)\n"
     "  --slots N          staging slots, pages in flight at most (default 256)\n"
-    "  --huge-threshold N largest LZ4 page accepted, bytes (default 3072)\n"
+    "  --huge-threshold N largest LZ4 page accepted, bytes (default 3071)\n"
     "  --timeout SEC      give up when the agent does not answer (default 10)\n"
     "  --keep-agent       do not ask the agent to detach at the end\n"
     "  --json             one JSON object instead of text\n"
@@ -43,7 +44,7 @@ struct Options {
     std::string input;
     std::uint64_t pages = 0;
     std::uint32_t slots = 256;
-    std::uint32_t huge_threshold = 3072;
+    std::uint32_t huge_threshold = ozram::DEFAULT_HUGE_THRESHOLD;
     unsigned timeout_s = 10;
     bool keep_agent = false;
     bool json = false;

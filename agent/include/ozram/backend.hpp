@@ -23,14 +23,18 @@ using BackendSelection = Backend;
 
 [[nodiscard]] std::string_view to_string(Backend backend);
 
-// zsmalloc's huge class on x86-64 with 4 KiB pages is about 3 KiB: a page that
-// does not compress below this is stored raw, as zram does.
-inline constexpr std::size_t DEFAULT_HUGE_THRESHOLD = 3072;
+// The huge threshold is the largest LZ4 block kept, in bytes (1..PAGE_SIZE): a
+// page whose LZ4 block is longer is stored raw, as zram stores a page that
+// does not compress below zsmalloc's huge class.  It means what the ring's
+// header field huge_threshold means (the kernel sets that to the huge class
+// size - 1).  The default takes the huge class as 3 KiB, about what it is on
+// x86-64 with 4 KiB pages.
+inline constexpr std::size_t DEFAULT_HUGE_THRESHOLD = 3071;
 
 struct CpuConfig {
     unsigned threads = 0;  // 0: every online core (Scalar ignores this: 1)
-    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
-    int lz4_acceleration = 1;  // liblz4's acceleration factor
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;  // largest LZ4 block kept
+    int lz4_acceleration = 1;                             // liblz4's acceleration factor
 };
 
 class PageCompressor {

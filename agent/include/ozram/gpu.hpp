@@ -46,7 +46,7 @@ struct GpuBatchConfig {
     std::size_t batch_size = 4096;      // pages per batch (larger batches are split)
     bool async_dma = true;              // pinned buffers and streams; false: synchronous copies
     std::size_t ring_buffer_slots = 4;  // batches in flight
-    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;  // largest LZ4 block kept
 };
 
 // The seed's GpuBatchCompressor.  Also a PageCompressor, so the agent drives it

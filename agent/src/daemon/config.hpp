@@ -38,7 +38,8 @@ struct Config {
     unsigned threads = 0;            // CPU backend threads, 0: every core
     BackendChoice backend = BackendChoice::Auto;
     GpuStaging gpu_staging = GpuStaging::InPlace;
-    std::size_t huge_threshold = PAGE_SIZE;  // capped by the ring's: by default the ring decides
+    // The largest LZ4 page kept, capped by the ring's: by default the ring decides.
+    std::size_t huge_threshold = PAGE_SIZE;
     LogLevel log_level = LogLevel::Info;
     // "key = value" lines for CostModel::parse(), from the cost.* keys.
     std::string cost_overrides;

@@ -171,9 +171,9 @@ struct GpuBatchCompressor::Impl {
         gpu::cuda_check(cudaSetDevice(config.device_index), "cudaSetDevice");
     }
 
+    // The largest LZ4 block kept, as the kernel takes it.
     std::uint32_t huge_threshold() const {
-        return static_cast<std::uint32_t>(
-            std::min<std::size_t>(config.huge_threshold, PAGE_SIZE + 1));
+        return static_cast<std::uint32_t>(std::min(config.huge_threshold, PAGE_SIZE));
     }
 
     PageCompressor& cpu_compressor() {
@@ -207,7 +207,7 @@ struct GpuBatchCompressor::Impl {
                     static_cast<std::uint32_t>(slot.count), threshold, stream);
             },
             [&](const gpu::Slot& slot) {
-                unpack_compressed(slot, out);
+                unpack_compressed(slot, threshold, out);
                 (slot.gather ? in_place : copied) += slot.count;
             });
         // Counted only for a batch the device finished (a failed one is redone on the CPU).
@@ -220,12 +220,13 @@ struct GpuBatchCompressor::Impl {
 
     // The D2H copy brought whole slots into pinned memory; only each page's
     // own bytes are copied on into the result (see Documentation/gpu.md).
-    static void unpack_compressed(const gpu::Slot& slot, BatchResult& out) {
+    static void unpack_compressed(const gpu::Slot& slot, std::uint32_t threshold,
+                                  BatchResult& out) {
         for (std::size_t i = 0; i < slot.count; ++i) {
             const kernels::PageDescriptor& d = slot.host_descriptors.data()[i];
             const std::size_t index = slot.first + i;
             const bool size_ok =
-                (d.encoding == PageEncoding::Lz4 && d.size > 0 && d.size < PAGE_SIZE) ||
+                (d.encoding == PageEncoding::Lz4 && d.size > 0 && d.size <= threshold) ||
                 (d.encoding == PageEncoding::Raw && d.size == PAGE_SIZE) ||
                 (d.encoding == PageEncoding::SameFilled && d.size == 0);
             if (d.status != kernels::PAGE_OK || !size_ok) {

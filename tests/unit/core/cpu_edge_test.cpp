@@ -89,8 +89,9 @@ TEST(CpuEdge, HugeThresholdDecidesRawExactlyAsZram) {
         std::copy(random.begin(), random.begin() + noise, page.begin());
         pages.push_back(page);
     }
-    for (const std::size_t threshold : {std::size_t{1}, std::size_t{64}, std::size_t{1024},
-                                        std::size_t{2048}, DEFAULT_HUGE_THRESHOLD, PAGE_SIZE}) {
+    for (const std::size_t threshold :
+         {std::size_t{1}, std::size_t{63}, std::size_t{1023}, std::size_t{2047},
+          DEFAULT_HUGE_THRESHOLD, PAGE_SIZE - 1, PAGE_SIZE}) {
         for (const Backend backend : CPU_BACKENDS) {
             SCOPED_TRACE("threshold " + std::to_string(threshold));
             const auto compressor =
@@ -100,7 +101,7 @@ TEST(CpuEdge, HugeThresholdDecidesRawExactlyAsZram) {
             test::expect_faithful(result, pages, threshold);
             for (std::size_t i = 0; i < pages.size(); ++i) {
                 const int lz4_size = independent_lz4_size(pages[i]);
-                const bool huge = static_cast<std::size_t>(lz4_size) >= threshold;
+                const bool huge = static_cast<std::size_t>(lz4_size) > threshold;
                 EXPECT_EQ(result.pages[i].encoding, huge ? PageEncoding::Raw : PageEncoding::Lz4)
                     << "page " << i << ", LZ4 size " << lz4_size;
                 if (!huge) {
@@ -108,6 +109,22 @@ TEST(CpuEdge, HugeThresholdDecidesRawExactlyAsZram) {
                 }
             }
         }
+    }
+}
+
+TEST(CpuEdge, HugeThresholdIsTheLargestLz4BlockKept) {
+    const Page page = test::text_page(7);
+    const std::size_t length = static_cast<std::size_t>(independent_lz4_size(page));
+    ASSERT_LT(length, PAGE_SIZE);
+    const std::uint8_t* const one[] = {page.data()};
+    for (const Backend backend : CPU_BACKENDS) {
+        BatchResult at;
+        make_cpu_compressor(backend, CpuConfig{.huge_threshold = length})->compress(one, at);
+        EXPECT_EQ(at.pages[0].encoding, PageEncoding::Lz4) << to_string(backend);
+        EXPECT_EQ(at.pages[0].size, length);
+        BatchResult below;
+        make_cpu_compressor(backend, CpuConfig{.huge_threshold = length - 1})->compress(one, below);
+        EXPECT_EQ(below.pages[0].encoding, PageEncoding::Raw) << to_string(backend);
     }
 }
 

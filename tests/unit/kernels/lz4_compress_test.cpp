@@ -8,11 +8,12 @@
 #include <map>
 
 #include "host_codec.hpp"
+#include "ozram/backend.hpp"
 
 namespace ozram::testing {
 namespace {
 
-constexpr std::uint32_t DEFAULT_THRESHOLD = 3072;
+constexpr std::uint32_t DEFAULT_THRESHOLD = DEFAULT_HUGE_THRESHOLD;
 constexpr std::size_t REAL_PAGES = 400;
 
 bool reference_same_filled(const Page& page, std::uint64_t& word) {
@@ -69,7 +70,7 @@ TEST(KernelCompress, EveryPageDecodesWithLiblz4AndIsFlaggedRight) {
         ASSERT_EQ(result.descriptor.encoding, PageEncoding::Lz4);
         ++lz4_pages;
         EXPECT_GT(result.descriptor.size, 0u);
-        EXPECT_LT(result.descriptor.size, DEFAULT_THRESHOLD);
+        EXPECT_LE(result.descriptor.size, DEFAULT_THRESHOLD);
         Page decoded{};
         const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(result.bytes.data()),
                                           reinterpret_cast<char*>(decoded.data()),
@@ -100,7 +101,7 @@ TEST(KernelCompress, PatchworkPagesDecodeWithLiblz4) {
     for (std::uint64_t seed = 1; seed <= 1500; ++seed) {
         SCOPED_TRACE(seed);
         const Page page = patchwork_page(seed);
-        for (const std::uint32_t threshold : {DEFAULT_THRESHOLD, std::uint32_t{PAGE_SIZE + 1}}) {
+        for (const std::uint32_t threshold : {DEFAULT_THRESHOLD, std::uint32_t{PAGE_SIZE}}) {
             const auto result = compress_on_host(page, threshold);
             if (result.descriptor.encoding == PageEncoding::SameFilled)
                 continue;
@@ -140,12 +141,13 @@ TEST(KernelCompress, ZeroAndSameFilledPagesCarryTheirWord) {
 
 TEST(KernelCompress, HugeThresholdDecidesRaw) {
     const Page page = text_page(7);
-    const auto full = compress_on_host(page, PAGE_SIZE + 1);
+    const auto full = compress_on_host(page, PAGE_SIZE);
     ASSERT_EQ(full.descriptor.encoding, PageEncoding::Lz4);
-    // Exactly at the compressed size: raw (size >= threshold); one above: LZ4.
-    EXPECT_EQ(compress_on_host(page, full.descriptor.size).descriptor.encoding, PageEncoding::Raw);
-    EXPECT_EQ(compress_on_host(page, full.descriptor.size + 1).descriptor.encoding,
-              PageEncoding::Lz4);
+    // The threshold is the largest block kept: exactly at the compressed size,
+    // LZ4; one below, raw.
+    EXPECT_EQ(compress_on_host(page, full.descriptor.size).descriptor.encoding, PageEncoding::Lz4);
+    EXPECT_EQ(compress_on_host(page, full.descriptor.size - 1).descriptor.encoding,
+              PageEncoding::Raw);
     EXPECT_EQ(compress_on_host(page, 0).descriptor.encoding, PageEncoding::Raw);
 }
 
@@ -160,7 +162,7 @@ void expect_ratio_close_to_liblz4(const char* kind) {
         std::uint64_t word;
         if (reference_same_filled(page.bytes, word))
             continue;
-        const auto result = compress_on_host(page.bytes, PAGE_SIZE + 1);
+        const auto result = compress_on_host(page.bytes, PAGE_SIZE);
         ours += result.descriptor.size;
         theirs += std::min<std::uint64_t>(liblz4_size(page.bytes), PAGE_SIZE);
         ++pages;

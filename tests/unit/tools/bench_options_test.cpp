@@ -13,7 +13,7 @@ TEST(BenchOptions, Defaults) {
     EXPECT_EQ(o.batch, 1024U);
     EXPECT_EQ(o.repeats, 5U);
     EXPECT_EQ(o.max_pages, 0U);
-    EXPECT_EQ(o.huge_threshold, 3072U);
+    EXPECT_EQ(o.huge_threshold, 3071U);  // DEFAULT_HUGE_THRESHOLD
     EXPECT_EQ(o.format, OutputFormat::Table);
 }
 

@@ -240,8 +240,9 @@ OZRAM_KERNEL_FN bool same_filled(const Warp& warp, const std::uint8_t* page, std
 
 // Compresses the page at `src` (8-byte aligned) into the PAGE_SIZE slot at
 // `out` (8-byte aligned) and describes it in `descriptor`: same-filled pages
-// get their word and no bytes; pages whose LZ4 block would take
-// huge_threshold bytes or more are stored raw (the page copied to the slot).
+// get their word and no bytes; pages whose LZ4 block would be longer than
+// huge_threshold bytes (the largest block kept) are stored raw (the page
+// copied to the slot).
 OZRAM_KERNEL_FN void compress_page(const Warp& warp, CompressScratch& scratch,
                                    const std::uint8_t* src, std::uint8_t* out,
                                    PageDescriptor& descriptor, std::uint32_t huge_threshold) {
@@ -251,9 +252,8 @@ OZRAM_KERNEL_FN void compress_page(const Warp& warp, CompressScratch& scratch,
     if (detail::same_filled(warp, scratch.page, result.fill_word)) {
         result.encoding = PageEncoding::SameFilled;
     } else {
-        const std::uint32_t below_threshold = huge_threshold == 0 ? 0 : huge_threshold - 1;
         detail::BlockWriter block{
-            out, 0, below_threshold < PAGE_SIZE ? below_threshold : std::uint32_t{PAGE_SIZE}};
+            out, 0, huge_threshold < PAGE_SIZE ? huge_threshold : std::uint32_t{PAGE_SIZE}};
         if (detail::encode_block(warp, scratch, block)) {
             result.size = block.size;
         } else {

@@ -18,7 +18,8 @@ inline constexpr unsigned COMPRESS_WARPS_PER_BLOCK = 4;
 inline constexpr unsigned DECOMPRESS_WARPS_PER_BLOCK = 4;
 
 // Compresses pages[i * PAGE_SIZE, +PAGE_SIZE) into slots[i * PAGE_SIZE, ...)
-// and descriptors[i], for i < count.  Returns the launch error, if any.
+// and descriptors[i], for i < count; an LZ4 block longer than huge_threshold
+// bytes is stored raw.  Returns the launch error, if any.
 cudaError_t launch_compress_pages(const std::uint8_t* pages, std::uint8_t* slots,
                                   PageDescriptor* descriptors, std::uint32_t count,
                                   std::uint32_t huge_threshold, cudaStream_t stream);
