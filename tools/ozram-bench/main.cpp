@@ -44,10 +44,10 @@ int print_crossover() {
     const auto model = CostModel::calibrate(CROSSOVER_CALIBRATION_MS);
     set_active_cost_model(model);
     const bool has_gpu = model.gpu.has_value();
-    std::cout << "scalar->cpu " << crossover_text(model.crossover(Backend::Scalar, Backend::Simd))
+    std::cout << "scalar->cpu " << crossover_text(model.crossover(Backend::Scalar, Backend::Cpu))
               << "\n";
     std::cout << "cpu->gpu "
-              << (has_gpu ? crossover_text(model.crossover(Backend::Simd, Backend::Gpu))
+              << (has_gpu ? crossover_text(model.crossover(Backend::Cpu, Backend::Gpu))
                           : std::string("none"))
               << "\n";
     // What select_backend() now picks, as a cross-check of the lines above.
@@ -163,8 +163,8 @@ int run(const Options& options) {
     if (all || options.backend == BackendChoice::Cpu) {
         codecs.push_back(make_library_codec(
             "cpu",
-            make_cpu_compressor(Backend::Simd, CpuConfig{.threads = threads,
-                                                         .huge_threshold = options.huge_threshold}),
+            make_cpu_compressor(Backend::Cpu, CpuConfig{.threads = threads,
+                                                        .huge_threshold = options.huge_threshold}),
             threads));
     }
     if (all || options.backend == BackendChoice::Scalar) {

@@ -13,13 +13,13 @@
 
 namespace ozram {
 
-// The seed calls this BackendSelection.
+// The ways to compress a batch.  to_string() gives the name that logs,
+// statistics, options and the cost model's text use: "gpu", "cpu", "scalar".
 enum class Backend : std::uint8_t {
     Gpu,     // GpuBatchCompressor
-    Simd,    // liblz4 on a thread pool over every core (vectorized same-fill scan)
+    Cpu,     // liblz4 on a thread pool over every core (vectorized same-fill scan)
     Scalar,  // liblz4 on the calling thread
 };
-using BackendSelection = Backend;
 
 [[nodiscard]] std::string_view to_string(Backend backend);
 
@@ -55,7 +55,7 @@ class PageCompressor {
     [[nodiscard]] virtual const CompressorStats& stats() const = 0;
 };
 
-// Backend::Scalar or Backend::Simd; Backend::Gpu is GpuBatchCompressor.
+// Backend::Scalar or Backend::Cpu; Backend::Gpu is GpuBatchCompressor.
 [[nodiscard]] std::unique_ptr<PageCompressor> make_cpu_compressor(Backend backend,
                                                                   const CpuConfig& config = {});
 

@@ -35,7 +35,7 @@ struct GpuCost {
 
 struct CostModel {
     LinearCost scalar;
-    LinearCost simd;
+    LinearCost cpu;
     std::optional<GpuCost> gpu;  // empty without a GPU
 
     [[nodiscard]] double predict_ns(Backend backend, std::size_t pages) const;
@@ -62,7 +62,7 @@ struct CostModel {
 void set_active_cost_model(const CostModel& model);
 
 // Picks the backend for a batch of `batch_pages` pages.  Never Gpu when
-// has_gpu is false; monotone in the batch size (Scalar, then Simd, then Gpu).
+// has_gpu is false; monotone in the batch size (Scalar, then Cpu, then Gpu).
 [[nodiscard]] Backend select_backend(std::size_t batch_pages, bool has_gpu);
 
 // Whether a batch of `pages` pages finishes sooner on a GPU that compresses at

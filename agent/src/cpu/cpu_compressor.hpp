@@ -1,5 +1,5 @@
 // The CPU backends: liblz4 on the calling thread (Scalar) or on a persistent
-// thread pool over every core (Simd).
+// thread pool over every core (Cpu).
 #pragma once
 
 #include <vector>
@@ -11,7 +11,7 @@
 namespace ozram {
 
 // Both backends are this class: Scalar is a pool of one participant (the
-// caller, no threads), Simd a pool of CpuConfig::threads.  One object runs one
+// caller, no threads), Cpu a pool of CpuConfig::threads.  One object runs one
 // batch at a time (its encoders and stats are per object): callers on several
 // threads use one compressor each.
 class CpuCompressor final : public PageCompressor {

@@ -166,10 +166,10 @@ int serve(const Options& options, const Config& initial) {
     const auto& batches = compressors->batches();
     log_info("detached: " + std::to_string(stats.pages) + " pages (" +
              std::to_string(stats.gpu_pages) + " on the GPU) in " + std::to_string(stats.batches) +
-             " batches (gpu " + std::to_string(batches[0]) + ", simd " +
-             std::to_string(batches[1]) + ", scalar " + std::to_string(batches[2]) + "), " +
-             std::to_string(stats.bytes_out) + " bytes out, " + std::to_string(stats.failed_pages) +
-             " failed, " + std::to_string(stats.rejected_sqes) + " bad submissions");
+             " batches (gpu " + std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) +
+             ", scalar " + std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) +
+             " bytes out, " + std::to_string(stats.failed_pages) + " failed, " +
+             std::to_string(stats.rejected_sqes) + " bad submissions");
     if (compressors->has_gpu()) {
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +
                  ", copied first: " + std::to_string(compressors->gpu_pages_copied()));

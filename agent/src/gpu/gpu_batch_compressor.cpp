@@ -180,7 +180,7 @@ struct GpuBatchCompressor::Impl {
         if (!cpu) {
             CpuConfig cpu_config;
             cpu_config.huge_threshold = config.huge_threshold;
-            cpu = make_cpu_compressor(Backend::Simd, cpu_config);
+            cpu = make_cpu_compressor(Backend::Cpu, cpu_config);
         }
         return *cpu;
     }
@@ -367,7 +367,7 @@ void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, Ba
     }
     out.total_time_ns = ns_since(start);
     out.cpu_estimate_ns =
-        static_cast<std::uint64_t>(active_cost_model().predict_ns(Backend::Simd, pages.size()));
+        static_cast<std::uint64_t>(active_cost_model().predict_ns(Backend::Cpu, pages.size()));
     impl_->stats.add(pages.size(), pages.size() * PAGE_SIZE, out.stored_bytes(), out.total_time_ns);
 }
 

@@ -106,7 +106,7 @@ TEST(CompressorStats, EdgeValues) {
 }
 
 TEST(CompressorStats, BackendAccumulatesEveryCompressCall) {
-    for (const Backend backend : {Backend::Scalar, Backend::Simd}) {
+    for (const Backend backend : {Backend::Scalar, Backend::Cpu}) {
         const auto compressor = make_cpu_compressor(backend);
         const std::vector<Page> zeros(3, test::filled_page(0));
         const std::vector<Page> noise{test::random_page(1), test::random_page(2)};
@@ -125,7 +125,7 @@ TEST(CompressorStats, BackendAccumulatesEveryCompressCall) {
 
 TEST(Backend, Names) {
     EXPECT_EQ(to_string(Backend::Gpu), "gpu");
-    EXPECT_EQ(to_string(Backend::Simd), "simd");
+    EXPECT_EQ(to_string(Backend::Cpu), "cpu");
     EXPECT_EQ(to_string(Backend::Scalar), "scalar");
 }
 

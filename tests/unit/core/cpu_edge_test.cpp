@@ -11,7 +11,7 @@
 namespace ozram {
 namespace {
 
-constexpr Backend CPU_BACKENDS[] = {Backend::Scalar, Backend::Simd};
+constexpr Backend CPU_BACKENDS[] = {Backend::Scalar, Backend::Cpu};
 
 // The size of a page's LZ4 block with unlimited room, computed by liblz4
 // itself: what decides Raw against Lz4 for a given threshold.
@@ -138,10 +138,10 @@ TEST(CpuEdge, BadConfigIsRejected) {
         }
     };
     expect_einval(Backend::Scalar, CpuConfig{.huge_threshold = 0});
-    expect_einval(Backend::Simd, CpuConfig{.huge_threshold = PAGE_SIZE + 1});
+    expect_einval(Backend::Cpu, CpuConfig{.huge_threshold = PAGE_SIZE + 1});
     expect_einval(Backend::Scalar, CpuConfig{.lz4_acceleration = 0});
-    expect_einval(Backend::Simd, CpuConfig{.lz4_acceleration = -3});
-    expect_einval(Backend::Simd, CpuConfig{.threads = 100000});
+    expect_einval(Backend::Cpu, CpuConfig{.lz4_acceleration = -3});
+    expect_einval(Backend::Cpu, CpuConfig{.threads = 100000});
     expect_einval(Backend::Gpu, CpuConfig{});
 }
 

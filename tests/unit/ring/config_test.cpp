@@ -36,7 +36,7 @@ TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
         "gpu_staging = copy\n"
         "huge_threshold = 2048\n"
         "log_level = debug\n"
-        "cost.simd.per_page_ns = 123.5\n",
+        "cost.cpu.per_page_ns = 123.5\n",
         "test");
     EXPECT_EQ(config.batch_size, 512u);
     EXPECT_EQ(config.flush_us, 50u);
@@ -45,7 +45,7 @@ TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
     EXPECT_EQ(config.gpu_staging, ozram::daemon::GpuStaging::Copy);
     EXPECT_EQ(config.huge_threshold, 2048u);
     EXPECT_EQ(config.log_level, ozram::daemon::LogLevel::Debug);
-    EXPECT_EQ(ozram::CostModel::parse(config.cost_overrides).simd.per_page_ns, 123.5);
+    EXPECT_EQ(ozram::CostModel::parse(config.cost_overrides).cpu.per_page_ns, 123.5);
 }
 
 TEST(Config, TheGpuReadsStagedPagesInPlaceByDefault) {

@@ -107,7 +107,7 @@ Outcome run_pages(HeapRing& ring, DrainLoop& loop, const std::vector<ozram::Page
 }
 
 TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
-    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Simd}) {
+    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Cpu}) {
         HeapRing ring(64, 64);
         FixedPicker picker(backend);
         DrainLoop loop(ring, picker);
