@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "cpu/same_filled.hpp"
 #include "ozram/gpu.hpp"
 #include "test_pages.hpp"
 
@@ -30,6 +31,16 @@ inline std::vector<const std::uint8_t*> pointers_to(const std::vector<Page>& pag
     for (const Page& page : pages)
         pointers.push_back(page.data());
     return pointers;
+}
+
+// Restores every page of `batch` with `compressor` into fresh pages.
+inline std::vector<Page> decompress_all(PageCompressor& compressor, const BatchResult& batch) {
+    std::vector<Page> pages(batch.pages.size());
+    std::vector<std::uint8_t*> pointers;
+    for (Page& page : pages)
+        pointers.push_back(page.data());
+    compressor.decompress(batch, pointers);
+    return pages;
 }
 
 // Page-aligned heap memory holding copies of `pages`.

@@ -9,7 +9,6 @@
 
 #include "ozram/batch_result.hpp"
 #include "ozram/page.hpp"
-#include "ozram/stats.hpp"
 
 namespace ozram {
 
@@ -51,20 +50,10 @@ class PageCompressor {
     // Error(EIO) naming the first page that does not decode to exactly
     // PAGE_SIZE bytes (LZ4_decompress_safe: never reads or writes out of bounds).
     virtual void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) = 0;
-
-    [[nodiscard]] virtual const CompressorStats& stats() const = 0;
 };
 
 // Backend::Scalar or Backend::Cpu; Backend::Gpu is GpuBatchCompressor.
 [[nodiscard]] std::unique_ptr<PageCompressor> make_cpu_compressor(Backend backend,
                                                                   const CpuConfig& config = {});
-
-// Single-page primitives shared by every backend (the GPU backend uses them
-// for pages it hands back to the CPU).
-//
-// is_same_filled(): whether the page is one 64-bit word repeated; *word gets it.
-[[nodiscard]] bool is_same_filled(const std::uint8_t* page, std::uint64_t* word);
-// Fills a page with a word (the inverse of is_same_filled()).
-void fill_page(std::uint8_t* page, std::uint64_t word);
 
 }  // namespace ozram

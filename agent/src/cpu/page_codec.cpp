@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "ozram/backend.hpp"
+#include "cpu/same_filled.hpp"
 #include "ozram/error.hpp"
 
 namespace ozram {

@@ -12,7 +12,6 @@
 #include "gpu/host_regions.hpp"
 #include "gpu/kernels/lz4_kernels.hpp"
 #include "gpu/slot_pipeline.hpp"
-#include "ozram/cost_model.hpp"
 #include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
@@ -84,7 +83,6 @@ void check_compressed_batch(const BatchResult& in) {
 struct GpuBatchCompressor::Impl {
     GpuBatchConfig config;
     GpuDeviceInfo device;
-    CompressorStats stats;
     std::optional<gpu::SlotPipeline> pipeline;  // empty once the GPU is given up
     std::unique_ptr<PageCompressor> cpu;        // made at the first fallback
     std::map<int, std::uint64_t> failures;      // by cudaError_t
@@ -324,8 +322,6 @@ std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchCon
         throw Error(EINVAL, "GPU ring_buffer_slots must be 1.." + std::to_string(MAX_SLOTS) +
                                 ", not " + std::to_string(config.ring_buffer_slots));
     }
-    if (config.algorithm != Algorithm::Lz4)
-        throw Error(EINVAL, "GPU backend: LZ4 only");
     if (!gpu_available())
         throw Error(ENODEV, "no usable CUDA device");
     GpuDeviceInfo device = GpuDeviceInfo::query(config.device_index);
@@ -366,9 +362,6 @@ void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, Ba
         impl_->cpu_compressor().compress(pages, out);
     }
     out.total_time_ns = ns_since(start);
-    out.cpu_estimate_ns =
-        static_cast<std::uint64_t>(active_cost_model().predict_ns(Backend::Cpu, pages.size()));
-    impl_->stats.add(pages.size(), pages.size() * PAGE_SIZE, out.stored_bytes(), out.total_time_ns);
 }
 
 void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {
@@ -391,32 +384,6 @@ void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_
     }
 }
 
-BatchResult GpuBatchCompressor::compress_batch(std::span<const Page> pages) {
-    std::vector<const std::uint8_t*> pointers;
-    pointers.reserve(pages.size());
-    for (const Page& page : pages)
-        pointers.push_back(page.data());
-    BatchResult result;
-    compress(pointers, result);
-    return result;
-}
-
-std::vector<Page> GpuBatchCompressor::decompress_batch(const BatchResult& batch) {
-    std::vector<Page> pages(batch.pages.size());
-    std::vector<std::uint8_t*> pointers;
-    pointers.reserve(pages.size());
-    for (Page& page : pages)
-        pointers.push_back(page.data());
-    decompress(batch, pointers);
-    return pages;
-}
-
-const CompressorStats& GpuBatchCompressor::stats() const {
-    return impl_->stats;
-}
-const GpuBatchConfig& GpuBatchCompressor::config() const {
-    return impl_->config;
-}
 const GpuDeviceInfo& GpuBatchCompressor::device() const {
     return impl_->device;
 }

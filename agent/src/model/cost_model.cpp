@@ -123,9 +123,9 @@ CostModel CostModel::defaults() {
 
 namespace {
 
-// Installed models are kept for the life of the process so that a reference
-// returned by active_cost_model() never dangles; a process installs one a
-// handful of times (start-up, configuration reload).
+// Installed models are kept for the life of the process so that a model a
+// concurrent select_backend() is reading never goes away; a process installs
+// one a handful of times (start-up, configuration reload).
 struct ActiveModel {
     std::mutex mutex;
     std::forward_list<CostModel> installed;
@@ -142,11 +142,11 @@ ActiveModel& active() {
     return instance;
 }
 
-}  // namespace
-
 const CostModel& active_cost_model() {
     return *active().current.load(std::memory_order_acquire);
 }
+
+}  // namespace
 
 void set_active_cost_model(const CostModel& model) {
     ActiveModel& state = active();
@@ -157,17 +157,6 @@ void set_active_cost_model(const CostModel& model) {
 
 Backend select_backend(std::size_t batch_pages, bool has_gpu) {
     return active_cost_model().select(batch_pages, has_gpu);
-}
-
-bool meets_pcie_rule(std::size_t pages, double pcie_gbps, double gpu_gbps) {
-    if (pages == 0) {
-        return false;
-    }
-    const CostModel& model = active_cost_model();
-    const GpuCost gpu{.fixed_ns = model.gpu ? model.gpu->fixed_ns : DEFAULT_GPU_FIXED_NS,
-                      .pcie_gbps = pcie_gbps,
-                      .kernel_gbps = gpu_gbps};
-    return gpu.predict_ns(pages) < model.cpu.predict_ns(pages);
 }
 
 }  // namespace ozram

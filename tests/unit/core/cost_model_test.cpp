@@ -32,14 +32,11 @@ CostModel example_model() {
     return model;
 }
 
-// Restores the process-wide model after each test that changes it.
+// Puts the process-wide model back to the one a process starts with after
+// each test that changes it.
 class ActiveModelTest : public testing::Test {
   protected:
-    void SetUp() override { saved_ = active_cost_model(); }
-    void TearDown() override { set_active_cost_model(saved_); }
-
-  private:
-    CostModel saved_;
+    void TearDown() override { set_active_cost_model(CostModel::defaults()); }
 };
 
 TEST(CostModel, LinearPrediction) {
@@ -184,65 +181,40 @@ TEST_F(ActiveModelTest, SelectBackendUsesTheActiveModel) {
     EXPECT_EQ(select_backend(5000, true), Backend::Cpu);
 }
 
-TEST_F(ActiveModelTest, PcieRuleDependsOnPageCount) {
-    set_active_cost_model(example_model());
-    EXPECT_FALSE(meets_pcie_rule(0, 64, 500));
-    EXPECT_FALSE(meets_pcie_rule(1, 64, 500));
-    EXPECT_TRUE(meets_pcie_rule(100'000, 64, 500));
-    // The switch is where 200000 + n * 4096/64 < 30000 + n * 1000:
-    // n > 170000 / 936 = 181.6.
-    EXPECT_FALSE(meets_pcie_rule(181, 64, 500));
-    EXPECT_TRUE(meets_pcie_rule(182, 64, 500));
-    // A GPU slower per page than the CPU never pays.
-    EXPECT_FALSE(meets_pcie_rule(100'000, 2, 500));
-    EXPECT_FALSE(meets_pcie_rule(100'000, 64, 0));
-}
-
-TEST_F(ActiveModelTest, PcieRuleWithoutAGpuUsesTheDefaultFixedCost) {
-    CostModel cpu_only = example_model();
-    cpu_only.gpu.reset();
-    set_active_cost_model(cpu_only);
-    // DEFAULT_GPU_FIXED_NS + n * 4096/64 < 30000 + n * 1000
-    const double n_star = (DEFAULT_GPU_FIXED_NS - 30'000) / (1000 - 4096 / 64.0);
-    const auto just_below = static_cast<std::size_t>(std::floor(n_star));
-    EXPECT_FALSE(meets_pcie_rule(1, 64, 500));
-    EXPECT_FALSE(meets_pcie_rule(just_below, 64, 500));
-    EXPECT_TRUE(meets_pcie_rule(just_below + 1, 64, 500));
-    EXPECT_TRUE(meets_pcie_rule(100'000, 64, 500));
-}
-
+// Every installed model puts the Scalar -> Cpu crossover at 11 pages (n* =
+// 10 i / (2 i - i) = 10); one read half from one model and half from another
+// would not.  Readers go through select_backend(), as the agent does.
 TEST_F(ActiveModelTest, ConcurrentReadersSeeWholeModels) {
-    // Every installed model has fixed == per_page; a torn read would not.
-    CostModel first;
-    first.scalar = {.fixed_ns = 1, .per_page_ns = 1};
-    first.cpu = {.fixed_ns = 1, .per_page_ns = 1};
-    set_active_cost_model(first);
+    const auto model_number = [](int i) {
+        CostModel model;
+        model.scalar = {.fixed_ns = 0, .per_page_ns = 2.0 * i};
+        model.cpu = {.fixed_ns = 10.0 * i, .per_page_ns = double(i)};
+        return model;
+    };
+    set_active_cost_model(model_number(1));
+    ASSERT_EQ(select_backend(10, false), Backend::Scalar);
+    ASSERT_EQ(select_backend(11, false), Backend::Cpu);
     std::atomic<bool> stop{false};
     std::atomic<int> torn{0};
     std::vector<std::thread> readers;
     for (int r = 0; r < 2; ++r) {
         readers.emplace_back([&] {
             while (!stop.load()) {
-                const CostModel& model = active_cost_model();
-                if (model.scalar.fixed_ns != model.scalar.per_page_ns ||
-                    model.cpu.fixed_ns != model.scalar.fixed_ns) {
+                if (select_backend(10, false) != Backend::Scalar ||
+                    select_backend(11, false) != Backend::Cpu) {
                     ++torn;
                 }
             }
         });
     }
-    for (int i = 1; i <= 2000; ++i) {
-        CostModel model;
-        model.scalar = {.fixed_ns = double(i), .per_page_ns = double(i)};
-        model.cpu = {.fixed_ns = double(i), .per_page_ns = 1};
-        set_active_cost_model(model);
+    for (int i = 2; i <= 2000; ++i) {
+        set_active_cost_model(model_number(i));
     }
     stop = true;
     for (std::thread& reader : readers) {
         reader.join();
     }
     EXPECT_EQ(torn.load(), 0);
-    EXPECT_EQ(active_cost_model().scalar.fixed_ns, 2000);
 }
 
 }  // namespace

@@ -29,8 +29,8 @@ TEST(CpuEdge, EmptyBatch) {
         compressor->compress({}, result);
         EXPECT_TRUE(result.pages.empty());
         EXPECT_TRUE(result.payload.empty());
+        EXPECT_EQ(result.input_bytes(), 0u);
         compressor->decompress(result, {});
-        EXPECT_EQ(compressor->stats().pages_compressed, 0u);
     }
 }
 
@@ -74,8 +74,11 @@ TEST(CpuEdge, AllIncompressible) {
         compressor->compress(test::pointers(pages), result);
         const auto counts = test::expect_faithful(result, pages);
         EXPECT_EQ(counts.raw, pages.size());
-        EXPECT_EQ(result.stored_bytes(), pages.size() * PAGE_SIZE);
-        EXPECT_DOUBLE_EQ(result.compression_ratio(), 1.0);
+        std::size_t stored = 0;
+        for (const CompressedPage& page : result.pages) {
+            stored += page.stored_size();
+        }
+        EXPECT_EQ(stored, pages.size() * PAGE_SIZE) << "nothing stored smaller than the page";
     }
 }
 

@@ -38,10 +38,6 @@ class Failing final : public ozram::daemon::CompressorPicker, public ozram::Page
         throw ozram::Error(ENOMEM, "out of pinned memory");
     }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
-    const ozram::CompressorStats& stats() const override { return stats_; }
-
-  private:
-    ozram::CompressorStats stats_;
 };
 
 // Reports itself as the GPU backend and compresses with liblz4 on the
@@ -56,7 +52,6 @@ class PosingAsGpu final : public ozram::daemon::CompressorPicker, public ozram::
     void decompress(const ozram::BatchResult& in, std::span<std::uint8_t* const> pages) override {
         scalar_->decompress(in, pages);
     }
-    const ozram::CompressorStats& stats() const override { return scalar_->stats(); }
 
   private:
     std::unique_ptr<ozram::PageCompressor> scalar_ =

@@ -25,7 +25,6 @@ class DamagingCompressor final : public PageCompressor {
         : inner_(make_cpu_compressor(Backend::Scalar)), damage_(damage), victim_(victim) {}
 
     Backend backend() const override { return Backend::Scalar; }
-    const CompressorStats& stats() const override { return inner_->stats(); }
 
     void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) override {
         inner_->compress(pages, out);
