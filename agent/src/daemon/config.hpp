@@ -4,10 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "cli/usage_error.hpp"
 #include "log.hpp"
 #include "ozram/page.hpp"
 
@@ -24,10 +24,11 @@ enum class GpuStaging { InPlace, Copy };
 
 [[nodiscard]] std::string_view to_string(GpuStaging staging);
 
-// A bad setting: the message names the key, the value and, from a file, the line.
-class ConfigError : public std::runtime_error {
+// A bad setting: the message names the key (or the flag), the value and,
+// from a file, the line.  A usage error: ozramd exits with EXIT_USAGE.
+class ConfigError : public cli::UsageError {
   public:
-    using std::runtime_error::runtime_error;
+    using cli::UsageError::UsageError;
 };
 
 inline constexpr const char* DEFAULT_CONFIG_PATH = "/etc/ozram/ozramd.conf";
@@ -56,7 +57,9 @@ struct Config {
 [[nodiscard]] Config load_config_file(const std::string& path, bool must_exist);
 
 // Applies one setting, as a file line or a command-line flag would.  Throws
-// ConfigError with a message that does not name the source.
-void apply_setting(Config& config, std::string_view key, std::string_view value);
+// ConfigError naming the setting as `name` (the flag, say; by default the
+// key) but not the file.
+void apply_setting(Config& config, std::string_view key, std::string_view value,
+                   std::string_view name = {});
 
 }  // namespace ozram::daemon

@@ -2,6 +2,11 @@
 
 #include <getopt.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "cli/usage_error.hpp"
 #include "ozram_ring.h"
 
 namespace ozram::daemon {
@@ -48,6 +53,13 @@ constexpr option LONG_OPTIONS[] = {
     {"version", no_argument, nullptr, 'V'},
     {nullptr, 0, nullptr, 0},
 };
+
+// The flag that sets `key`: "--batch-size" for batch_size.
+std::string flag_name(std::string_view key) {
+    std::string name = "--" + std::string(key);
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
+}
 
 }  // namespace
 
@@ -160,29 +172,25 @@ Options parse_options(int argc, char** argv) {
                 options.version = true;
                 break;
             case ':':
-                throw ConfigError(std::string("option '") + argv[optind - 1] +
-                                  "' needs an argument");
+                throw cli::missing_value(argv[optind - 1]);
             default:
-                throw ConfigError(std::string("unknown option '") + argv[optind - 1] + "'");
+                throw cli::unknown_option(argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        throw ConfigError(std::string("unexpected argument '") + argv[optind] + "'");
+        throw cli::unexpected_argument(argv[optind]);
     }
     if (!options.shm_name.empty() && !options.device_path.empty()) {
-        throw ConfigError("--shm and --device exclude each other");
+        throw cli::UsageError("--shm and --device exclude each other");
     }
     if (options.device_path.empty()) {
         options.device_path = OZRAM_RING_DEV_PATH;
     }
-    // Check the flags now, so that a bad value is a usage error at once.
+    // Check the flags now, so that a bad value is a usage error at once,
+    // worded with the flag's name.
     Config scratch;
     for (const auto& [key, value] : options.settings) {
-        try {
-            apply_setting(scratch, key, value);
-        } catch (const ConfigError& error) {
-            throw ConfigError(std::string("invalid option value: ") + error.what());
-        }
+        apply_setting(scratch, key, value, flag_name(key));
     }
     return options;
 }
