@@ -14,8 +14,6 @@ inline constexpr std::size_t PAGE_SIZE = 4096;
 // memory, or the staging slots of the kernel's ring.
 using Page = std::array<std::uint8_t, PAGE_SIZE>;
 
-enum class Algorithm : std::uint8_t { Lz4 };
-
 // How a page is stored, with zram's three cases.
 enum class PageEncoding : std::uint8_t {
     Lz4,         // an LZ4 block (standard block format, no framing)

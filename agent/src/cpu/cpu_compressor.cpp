@@ -72,7 +72,6 @@ void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchRe
         });
     out.total_time_ns = elapsed_ns(start);
     out.kernel_time_ns = out.total_time_ns;
-    stats_.add(pages.size(), out.input_bytes(), out.stored_bytes(), out.total_time_ns);
 }
 
 void CpuCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "ozram/backend.hpp"
+#include "cpu/same_filled.hpp"
 #include "ozram/error.hpp"
 
 namespace ozram {
@@ -44,11 +44,11 @@ CompressedPage PageEncoder::encode(const std::uint8_t* page, std::uint8_t* slot)
     // The state is reused for every page of this encoder: no allocation.  (The
     // _fastReset variant, which skips re-zeroing the 16 KiB table, made no
     // measurable difference on 4 KiB pages.)  zram's rule: a page whose
-    // compressed length is >= huge_class_size is stored raw.
+    // compressed length is above the threshold (>= huge_class_size) is stored raw.
     const int compressed = LZ4_compress_fast_extState(
         &state_->stream, reinterpret_cast<const char*>(page), state_->scratch,
         static_cast<int>(PAGE_SIZE), static_cast<int>(sizeof(state_->scratch)), acceleration_);
-    if (compressed > 0 && static_cast<std::size_t>(compressed) < threshold_) {
+    if (compressed > 0 && static_cast<std::size_t>(compressed) <= threshold_) {
         out.encoding = PageEncoding::Lz4;
         out.size = static_cast<std::uint32_t>(compressed);
         std::memcpy(slot, state_->scratch, out.size);

@@ -16,8 +16,9 @@ namespace ozram {
 // owns one encoder and no page allocates.
 class PageEncoder {
   public:
-    // huge_threshold in [1, PAGE_SIZE]: a page whose LZ4 form would take
-    // huge_threshold bytes or more is stored raw (zram: comp_len >= huge_class_size).
+    // huge_threshold in [1, PAGE_SIZE]: the largest LZ4 block kept; a page
+    // whose LZ4 form is longer is stored raw (zram: comp_len >= huge_class_size,
+    // with huge_threshold = huge_class_size - 1).
     PageEncoder(std::size_t huge_threshold, int lz4_acceleration);
     ~PageEncoder();
     PageEncoder(PageEncoder&&) noexcept;

@@ -47,7 +47,7 @@ void warm_up(PageCompressor& compressor, const std::vector<Page>& pages) {
 CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
     : choice_(choice),
       scalar_(make_cpu_compressor(Backend::Scalar, cpu)),
-      simd_(make_cpu_compressor(Backend::Simd, cpu)) {
+      cpu_(make_cpu_compressor(Backend::Cpu, cpu)) {
     if (choice == BackendChoice::Auto || choice == BackendChoice::Gpu) {
         if (!gpu_available()) {
             if (choice == BackendChoice::Gpu) {
@@ -68,7 +68,7 @@ CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::si
     }
     const std::vector<Page> pages = warm_up_pages(max_batch);
     warm_up(*scalar_, pages);
-    warm_up(*simd_, pages);
+    warm_up(*cpu_, pages);
     if (gpu_) {
         warm_up(*gpu_, pages);
     }
@@ -104,15 +104,15 @@ std::uint64_t CompressorSet::gpu_pages_copied() const {
 }
 
 PageCompressor& CompressorSet::pick(std::size_t pages) {
-    PageCompressor* chosen = simd_.get();
+    PageCompressor* chosen = cpu_.get();
     switch (choice_) {
         case BackendChoice::Auto:
             switch (select_backend(pages, gpu_ != nullptr)) {
                 case Backend::Gpu:
-                    chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : simd_.get();
+                    chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
                     break;
-                case Backend::Simd:
-                    chosen = simd_.get();
+                case Backend::Cpu:
+                    chosen = cpu_.get();
                     break;
                 case Backend::Scalar:
                     chosen = scalar_.get();
@@ -120,13 +120,13 @@ PageCompressor& CompressorSet::pick(std::size_t pages) {
             }
             break;
         case BackendChoice::Cpu:
-            chosen = simd_.get();
+            chosen = cpu_.get();
             break;
         case BackendChoice::Scalar:
             chosen = scalar_.get();
             break;
         case BackendChoice::Gpu:
-            chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : simd_.get();
+            chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
             break;
     }
     ++batches_[static_cast<std::size_t>(chosen->backend())];

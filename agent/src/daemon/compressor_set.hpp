@@ -50,7 +50,7 @@ class CompressorSet final : public CompressorPicker {
   private:
     BackendChoice choice_;
     std::unique_ptr<PageCompressor> scalar_;
-    std::unique_ptr<PageCompressor> simd_;
+    std::unique_ptr<PageCompressor> cpu_;
     std::unique_ptr<GpuBatchCompressor> gpu_;
     const std::uint8_t* staging_ = nullptr;  // registered with the GPU's driver
     std::array<std::uint64_t, 3> batches_{};

@@ -22,6 +22,13 @@ constexpr std::chrono::microseconds POLL_STEP{20};
 // producer then takes the slots back by its timeout).
 constexpr std::chrono::seconds CQ_ROOM_TIMEOUT{1};
 
+// The library's pages are the ring's slots.
+static_assert(PAGE_SIZE == OZRAM_RING_PAGE_SIZE);
+
+// The one place where a PageEncoding becomes the ring's enum
+// ozram_ring_encoding.  PageEncoding keeps values of its own (the CUDA
+// kernels write them into their descriptors) so that the library and its
+// kernels do not depend on the ring's ABI header.
 std::uint32_t ring_encoding(PageEncoding encoding) {
     switch (encoding) {
         case PageEncoding::Lz4:
@@ -182,9 +189,9 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t
                 cqe.length = page.size;
             } else {
                 // Raw, or LZ4 above the ring's threshold: stored as it is.
-                std::memcpy(output, pages_[i], OZRAM_RING_PAGE_SIZE);
-                cqe.encoding = OZRAM_RING_ENC_RAW;
-                cqe.length = OZRAM_RING_PAGE_SIZE;
+                std::memcpy(output, pages_[i], PAGE_SIZE);
+                cqe.encoding = ring_encoding(PageEncoding::Raw);
+                cqe.length = PAGE_SIZE;
             }
             cqe.flags = cqe_flags;
             ++stats_.pages;

@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "cli/usage.hpp"
+#include "cli/usage_error.hpp"
 #include "compressor_set.hpp"
 #include "config.hpp"
 #include "cost_model_cache.hpp"
@@ -166,10 +168,10 @@ int serve(const Options& options, const Config& initial) {
     const auto& batches = compressors->batches();
     log_info("detached: " + std::to_string(stats.pages) + " pages (" +
              std::to_string(stats.gpu_pages) + " on the GPU) in " + std::to_string(stats.batches) +
-             " batches (gpu " + std::to_string(batches[0]) + ", simd " +
-             std::to_string(batches[1]) + ", scalar " + std::to_string(batches[2]) + "), " +
-             std::to_string(stats.bytes_out) + " bytes out, " + std::to_string(stats.failed_pages) +
-             " failed, " + std::to_string(stats.rejected_sqes) + " bad submissions");
+             " batches (gpu " + std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) +
+             ", scalar " + std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) +
+             " bytes out, " + std::to_string(stats.failed_pages) + " failed, " +
+             std::to_string(stats.rejected_sqes) + " bad submissions");
     if (compressors->has_gpu()) {
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +
                  ", copied first: " + std::to_string(compressors->gpu_pages_copied()));
@@ -183,17 +185,15 @@ int run(int argc, char** argv) {
     try {
         options = parse_options(argc, argv);
         if (options.help) {
-            std::fputs(usage_text(), stdout);
-            return EXIT_OK;
+            return cli::print_usage(usage_text());
         }
         if (options.version) {
             std::puts("ozramd (ozram) " OZRAM_VERSION);
             return EXIT_OK;
         }
         config = effective_config(options);
-    } catch (const ConfigError& error) {
-        std::fprintf(stderr, "ozramd: %s\nTry 'ozramd --help'.\n", error.what());
-        return EXIT_USAGE;
+    } catch (const cli::UsageError& error) {
+        return cli::usage_error("ozramd", error.what());
     }
     set_log_level(config.log_level);
     // The library's warnings (a GPU batch redone on the CPU, the GPU given

@@ -22,8 +22,8 @@ using ozram::ring::test::mixed_pages;
 
 class FixedPicker final : public ozram::daemon::CompressorPicker {
   public:
-    explicit FixedPicker(ozram::Backend backend)
-        : compressor_(ozram::make_cpu_compressor(backend)) {}
+    explicit FixedPicker(ozram::Backend backend, const ozram::CpuConfig& config = {})
+        : compressor_(ozram::make_cpu_compressor(backend, config)) {}
     ozram::PageCompressor& pick(std::size_t) override { return *compressor_; }
 
   private:
@@ -38,10 +38,6 @@ class Failing final : public ozram::daemon::CompressorPicker, public ozram::Page
         throw ozram::Error(ENOMEM, "out of pinned memory");
     }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
-    const ozram::CompressorStats& stats() const override { return stats_; }
-
-  private:
-    ozram::CompressorStats stats_;
 };
 
 // Reports itself as the GPU backend and compresses with liblz4 on the
@@ -56,7 +52,6 @@ class PosingAsGpu final : public ozram::daemon::CompressorPicker, public ozram::
     void decompress(const ozram::BatchResult& in, std::span<std::uint8_t* const> pages) override {
         scalar_->decompress(in, pages);
     }
-    const ozram::CompressorStats& stats() const override { return scalar_->stats(); }
 
   private:
     std::unique_ptr<ozram::PageCompressor> scalar_ =
@@ -107,7 +102,7 @@ Outcome run_pages(HeapRing& ring, DrainLoop& loop, const std::vector<ozram::Page
 }
 
 TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
-    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Simd}) {
+    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Cpu}) {
         HeapRing ring(64, 64);
         FixedPicker picker(backend);
         DrainLoop loop(ring, picker);
@@ -169,6 +164,43 @@ TEST(DrainLoop, HugeThresholdOfTheRingIsHonoured) {
     const Outcome outcome = run_pages(ring, loop, pages, 64);
     EXPECT_EQ(outcome.verified, 64u);
     EXPECT_EQ(outcome.rejected, 0u) << "an LZ4 length above the threshold was posted";
+}
+
+// The agent's huge threshold means what the ring's does: the largest LZ4
+// length kept.  With both at a page's exact LZ4 length the page is posted as
+// LZ4 and accepted; one byte lower it comes back raw.
+TEST(DrainLoop, AgentAndRingAgreeOnTheLargestLz4Page) {
+    const ozram::Page page = mixed_pages(1).front();  // text: compresses
+    ozram::BatchResult probe;
+    const std::uint8_t* const one[] = {page.data()};
+    ozram::make_cpu_compressor(ozram::Backend::Scalar, {.huge_threshold = ozram::PAGE_SIZE})
+        ->compress(one, probe);
+    ASSERT_EQ(probe.pages[0].encoding, ozram::PageEncoding::Lz4);
+    const std::uint32_t length = probe.pages[0].size;
+
+    for (const std::uint32_t threshold : {length, length - 1}) {
+        SCOPED_TRACE("threshold " + std::to_string(threshold));
+        HeapRing ring(4, 4, 0, threshold);
+        FixedPicker picker(ozram::Backend::Scalar, {.huge_threshold = threshold});
+        DrainLoop loop(ring, picker);
+        RingProducer producer(ring.view());
+        producer.stage(page.data(), 0, 0);
+        producer.publish();
+        ASSERT_EQ(loop.step(0us), Step::Drained);
+        std::size_t seen = 0;
+        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
+            EXPECT_EQ(verdict, OZRAM_RING_OK);
+            if (threshold == length) {
+                EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_LZ4);
+                EXPECT_EQ(cqe.length, length);
+            } else {
+                EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
+                EXPECT_EQ(cqe.length, OZRAM_RING_PAGE_SIZE);
+            }
+            ++seen;
+        });
+        EXPECT_EQ(seen, 1u);
+    }
 }
 
 TEST(DrainLoop, AFailedBatchGivesEveryPageBackWithItsErrno) {
