@@ -171,6 +171,22 @@ agent_attached() {
 	return 1
 }
 
+# wait_until WHAT CONDITION: evaluates the shell CONDITION every 0.1 s until
+# it holds; fails with WHAT after 10 s.
+wait_until() {
+	i=0
+	until eval "$2"; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "$1"
+		sleep 0.1
+	done
+}
+
+# wait_attached [WHAT]: waits until an agent (any program that opened
+# /dev/ozram-ring) is attached; wait_detached: until none is.
+wait_attached() { wait_until "${1:-the agent} did not attach" agent_attached; }
+wait_detached() { wait_until "the module still reports an agent after 10 s" '! agent_attached'; }
+
 # pid_alive PID: running or stopped, not a zombie waiting to be reaped.
 pid_alive() {
 	[ -n "$1" ] && [ -r "/proc/$1/status" ] &&

@@ -156,21 +156,29 @@ static int report(const char* file, const char* suffix, const char* text) {
     return 0;
 }
 
-static int fork_exit(const char* file) {
-    struct ring r;
-    pid_t child;
+/*
+ * Forks; the parent says what its child keeps and exits with status 0.
+ * Returns in the child only, or -1 when fork() failed.
+ */
+static int leave_child(const char* keeps) {
+    pid_t child = fork();
 
-    if (ring_attach(&r))
-        return 1;
-    child = fork();
     if (child < 0) {
         perror("ring-holder: fork");
-        return 1;
+        return -1;
     }
     if (child > 0) {
-        printf("ring-holder: child %d keeps the ring's file; exiting\n", (int)child);
-        return 0;
+        printf("ring-holder: child %d %s; exiting\n", (int)child, keeps);
+        exit(0);
     }
+    return 0;
+}
+
+static int fork_exit(const char* file) {
+    struct ring r;
+
+    if (ring_attach(&r) || leave_child("keeps the ring's file"))
+        return 1;
     /* The child: the descriptor, but no mapping (VM_DONTCOPY). */
     if (maps_ring() != 0)
         return report(file, "result", "the child inherited a mapping of the ring\n"), 1;
@@ -190,7 +198,6 @@ static int pin(const char* file) {
     struct iovec iov;
     struct ring r;
     int pipefd[2];
-    pid_t child;
 
     if (ring_attach(&r))
         return 1;
@@ -205,15 +212,8 @@ static int pin(const char* file) {
         perror("ring-holder: vmsplice");
         return 1;
     }
-    child = fork();
-    if (child < 0) {
-        perror("ring-holder: fork");
+    if (leave_child("holds staging slot 0 in a pipe"))
         return 1;
-    }
-    if (child > 0) {
-        printf("ring-holder: child %d holds staging slot 0 in a pipe; exiting\n", (int)child);
-        return 0;
-    }
     close(r.fd);
     wait_for(file);
     {

@@ -18,14 +18,13 @@ D=$(dev 0)
 DUMMY=NOTHINGTOSEEHERE
 echo 200 >/sys/module/ozram/parameters/ring_timeout_ms
 
-# attached_pid PID: waits until the module reports PID as its agent.
-attached_pid() {
-	i=0
-	until [ "$(backend_field agent_pid)" = "$1" ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "pid $1 did not attach (agent_pid $(backend_field agent_pid))"
-		sleep 0.1
-	done
+# hold_ring GOFILE: a holder that attaches and does nothing with the pages it
+# is given until GOFILE appears; its pid in $holder.
+hold_ring() {
+	rm -f "$1"
+	ring-holder probe $DUMMY --after "$1" >/dev/null &
+	holder=$!
+	wait_until "pid $holder did not attach" "[ \"\$(backend_field agent_pid)\" = $holder ]"
 }
 
 # marker_page TEXT FILE: a page that starts with the 16 bytes of TEXT.
@@ -40,10 +39,7 @@ ring-holder write-header || fail "ring-holder write-header"
 
 step "a page discarded while staged is gone for the next agent"
 marker_page OZRAMMARKER00001 /tmp/m1.bin
-rm -f /tmp/go1
-ring-holder probe $DUMMY --after /tmp/go1 >/tmp/h1.log &
-holder=$!
-attached_pid $holder
+hold_ring /tmp/go1
 dd if=/tmp/m1.bin of=$D bs=4096 count=1 oflag=direct 2>/dev/null || fail "write failed"
 check_eq "$(backend_field staged)" 1 "the marker page is staged"
 blkdiscard -o 0 -l 4096 $D || fail "blkdiscard failed"
@@ -53,10 +49,7 @@ ring-holder probe OZRAMMARKER00001 || fail "the next agent found the discarded p
 
 step "the pages of a reset device are gone for the next agent"
 marker_page OZRAMMARKER00002 /tmp/m2.bin
-rm -f /tmp/go2
-ring-holder probe $DUMMY --after /tmp/go2 >/tmp/h2.log &
-holder=$!
-attached_pid $holder
+hold_ring /tmp/go2
 dd if=/tmp/m2.bin of=$D bs=4096 count=1 seek=7 oflag=direct 2>/dev/null || fail "write failed"
 touch /tmp/go2
 wait $holder || true
@@ -70,12 +63,7 @@ ring-holder fork-exit /tmp/go3 || fail "ring-holder fork-exit"
 check_eq "$(backend_field agent)" attached "the exited agent's file is still open (its child)"
 # The next agent, in a pid namespace of its own.
 unshare -p -f ring-holder probe $DUMMY --after /tmp/go3 >/tmp/h3.log &
-i=0
-until grep -q attached /tmp/h3.log; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "a new agent could not attach: $(cat /tmp/h3.log)"
-	sleep 0.1
-done
+wait_until "a new agent could not attach" "[ -s /tmp/h3.log ]"
 dmesg | grep -q 'is gone but its ring file is still open: revoking it' || fail "no revocation logged"
 pid=
 for p in /proc/[0-9]*; do
@@ -85,32 +73,20 @@ done
 [ "$pid" != 1 ] || fail "the new agent is pid 1 here too"
 check_eq "$(backend_field agent_pid)" "$pid" "agent_pid of an agent in a pid namespace, as this namespace sees it"
 touch /tmp/go3
-i=0
-until [ -s /tmp/go3.result ]; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "the child of the exited agent reported nothing"
-	sleep 0.1
-done
+wait_until "the child of the exited agent reported nothing" "[ -s /tmp/go3.result ]"
 check_eq "$(cat /tmp/go3.result)" revoked "the old file, in the exited agent's child"
 wait
 
 step "a page an exited agent pinned never shows the next agent's pages"
-rm -f /tmp/go4 /tmp/go4.page /tmp/go4b
+rm -f /tmp/go4 /tmp/go4.page
 ring-holder pin /tmp/go4 || fail "ring-holder pin"
-ring-holder probe $DUMMY --after /tmp/go4b >/tmp/h4.log &
-holder=$!
-attached_pid $holder
+hold_ring /tmp/go4b
 dmesg | grep -q 'still mapped or pinned: the next agent gets fresh memory' ||
 	fail "the next agent did not get fresh memory"
 marker_page OZRAMMARKER00004 /tmp/m4.bin
 dd if=/tmp/m4.bin of=$D bs=4096 count=1 seek=9 oflag=direct 2>/dev/null || fail "write failed"
 touch /tmp/go4
-i=0
-until [ -s /tmp/go4.page ]; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "the pinned page was not read"
-	sleep 0.1
-done
+wait_until "the pinned page was not read" "[ -s /tmp/go4.page ]"
 if head -c 16 /tmp/go4.page | grep -q OZRAMMARKER00004; then
 	fail "the page an exited agent pinned shows the next agent's page"
 fi

@@ -26,12 +26,7 @@ step "a hostile agent answers every page with a wrong fill word"
 pagegen --pages 1024 --seed 51 >/tmp/fill.bin
 rogue-agent --seconds 3 --no-jump --kind wrong_fill >/tmp/rogue.log 2>&1 &
 rogue=$!
-i=0
-until agent_attached; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "the rogue agent did not attach"
-	sleep 0.1
-done
+wait_attached "the rogue agent"
 dd if=/tmp/fill.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
 wait $rogue || fail "rogue run failed: $(cat /tmp/rogue.log)"
 cat /tmp/rogue.log

@@ -16,15 +16,6 @@
 S=$(sysdir 0)
 D=$(dev 0)
 
-wait_attached() {
-	i=0
-	until agent_attached; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "the rogue agent did not attach"
-		sleep 0.1
-	done
-}
-
 readback() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
 
 dev_setup 0 64M
@@ -37,7 +28,7 @@ dd if=/tmp/before.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed
 step "the rogue attaches"
 rogue-agent --seconds 15 --check-hup >/tmp/rogue.log 2>&1 &
 rogue=$!
-wait_attached
+wait_attached "the rogue agent"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
 
 step "data written and read while the rogue answers"
@@ -88,7 +79,7 @@ done
 step "a second, short rogue run (a CQ tail jump in its first batch)"
 rogue-agent --seconds 2 >/tmp/rogue2.log 2>&1 &
 rogue=$!
-wait_attached
+wait_attached "the rogue agent"
 dd if=/tmp/during2.bin of=$D bs=1M seek=24 oflag=direct 2>/dev/null || fail "write failed"
 wait $rogue || fail "second rogue run failed: $(cat /tmp/rogue2.log)"
 check_eq "$(readback 24 4)" "$(md5 /tmp/during2.bin)" "data written during the second attack"
@@ -97,7 +88,7 @@ check_eq "$(readback 24 4)" "$(md5 /tmp/during2.bin)" "data written during the s
 rogue_kind_run() {
 	rogue-agent --seconds 2 --no-jump --kind "$3" >/tmp/rogue-$3.log 2>&1 &
 	rogue=$!
-	wait_attached
+	wait_attached "the rogue agent"
 	dd if="$1" of=$D bs=1M seek="$2" oflag=direct 2>/dev/null || fail "write failed"
 	wait $rogue || fail "rogue run ($3) failed: $(cat /tmp/rogue-$3.log)"
 	cat /tmp/rogue-$3.log
