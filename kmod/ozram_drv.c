@@ -198,6 +198,7 @@ int ozram_add(void)
 	if (ret)
 		goto out_put_disk;
 
+	ozram_debugfs_add(oz);
 	pr_info("added device %s\n", oz->disk->disk_name);
 	return id;
 
@@ -234,6 +235,7 @@ int ozram_remove(struct ozram *oz)
 	}
 
 	pr_info("removed device %s\n", oz->disk->disk_name);
+	ozram_debugfs_remove(oz);
 	del_gendisk(oz->disk);
 	/* disksize may have been written between the reset and here. */
 	ozram_reset_device(oz);
@@ -316,6 +318,7 @@ static int __init ozram_init(void)
 	ret = ozram_comp_init();
 	if (ret)
 		return ret;
+	ozram_debugfs_init();
 
 	ret = ozram_ring_init();
 	if (ret)
@@ -360,6 +363,7 @@ out_blkdev:
 out_ring:
 	ozram_ring_exit();
 out_comp:
+	ozram_debugfs_exit();
 	ozram_comp_exit();
 	return ret;
 }
@@ -371,6 +375,7 @@ static void __exit ozram_exit(void)
 	ozram_destroy_devices();
 	unregister_blkdev(ozram_major, ozram_name);
 	ozram_ring_exit();
+	ozram_debugfs_exit();
 	ozram_comp_exit();
 }
 

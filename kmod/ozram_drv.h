@@ -80,6 +80,12 @@ extern const struct attribute_group *ozram_disk_groups[];
 int ozram_control_register(void);
 void ozram_control_unregister(void);
 
+/* debugfs (ozram_debugfs.c) */
+void ozram_debugfs_init(void);
+void ozram_debugfs_exit(void);
+void ozram_debugfs_add(struct ozram *oz);
+void ozram_debugfs_remove(struct ozram *oz);
+
 /* netlink */
 int ozram_genl_register(void);
 void ozram_genl_unregister(void);

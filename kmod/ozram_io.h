@@ -7,11 +7,13 @@
 #ifndef OZRAM_IO_H
 #define OZRAM_IO_H
 
+#include <linux/ktime.h>
 #include <linux/types.h>
 
 #include "ozram_drv.h"
 
 struct page;
+struct seq_file;
 struct ozram_stage_ref;
 
 /* Decodes slot @index into the whole of @page. */
@@ -32,11 +34,17 @@ void ozram_discard_page(struct ozram *oz, u32 index);
  */
 bool ozram_try_discard_page(struct ozram *oz, u32 index);
 
-/* Clears the idle mark of slot @index after an access. */
+/* Clears the idle mark of slot @index and notes the time of an access. */
 void ozram_mark_accessed(struct ozram *oz, u32 index);
 
-/* Marks every stored page idle; init_lock held for reading. */
-void ozram_mark_idle(struct ozram *oz);
+/*
+ * Marks idle every stored page last accessed before @cutoff (boot time;
+ * KTIME_MAX for every page); init_lock held for reading.
+ */
+void ozram_mark_idle(struct ozram *oz, ktime_t cutoff);
+
+/* The debugfs block_state line of slot @index, if it holds a page. */
+void ozram_show_block_state(struct seq_file *m, struct ozram *oz, u32 index);
 
 /*
  * The slot table of a device being initialised, and of one being reset:

@@ -11,6 +11,7 @@
 #include <linux/bit_spinlock.h>
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
+#include <linux/ktime.h>
 
 #include "ozram_drv.h"
 
@@ -46,6 +47,12 @@ struct ozram_slot {
 		unsigned long element;	/* with OZRAM_SLOT_SAME */
 	};
 	unsigned long flags;
+	/*
+	 * Boot time of the last read or write, for idle marking by age.  Not
+	 * reset when the content is replaced: a staged page's result takes
+	 * over the time of the write that staged it.
+	 */
+	ktime_t ac_time;
 };
 
 static inline void ozram_slot_lock(struct ozram *oz, u32 index)

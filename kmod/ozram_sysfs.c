@@ -262,15 +262,23 @@ static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
+	ktime_t cutoff = KTIME_MAX;
 	ssize_t ret = -EINVAL;
+	u64 age;
 
-	/* No access-time tracking: "all" is the only cutoff understood. */
-	if (ozram_sysfs_has_nul(buf, len) || !sysfs_streq(buf, "all"))
+	/* "all", or an age in seconds: pages not accessed for that long. */
+	if (ozram_sysfs_has_nul(buf, len))
 		return -EINVAL;
+	if (!sysfs_streq(buf, "all")) {
+		if (kstrtoull(buf, 0, &age) || age > KTIME_SEC_MAX)
+			return -EINVAL;
+		cutoff = ktime_sub(ktime_get_boottime(),
+				   ns_to_ktime(age * NSEC_PER_SEC));
+	}
 
 	down_read(&oz->init_lock);
 	if (ozram_init_done(oz)) {
-		ozram_mark_idle(oz);
+		ozram_mark_idle(oz, cutoff);
 		ret = len;
 	}
 	up_read(&oz->init_lock);
