@@ -40,6 +40,39 @@ size_t ozram_huge_class_size;
 
 /* ---- initialisation and reset ---------------------------------------- */
 
+static void ozram_comps_destroy(struct ozram *oz)
+{
+	int prio;
+
+	for (prio = 0; prio < OZRAM_MAX_COMPS; prio++) {
+		ozram_comp_destroy(oz->comps[prio]);
+		oz->comps[prio] = NULL;
+	}
+}
+
+/* The streams of every algorithm the device names. */
+static int ozram_comps_create(struct ozram *oz)
+{
+	int prio;
+
+	for (prio = 0; prio < OZRAM_MAX_COMPS; prio++) {
+		struct ozram_comp *comp;
+
+		if (!oz->comp_names[prio][0])
+			continue;
+		comp = ozram_comp_create(oz->comp_names[prio]);
+		if (IS_ERR(comp)) {
+			pr_err("%s: cannot use %s: %ld\n", oz->disk->disk_name,
+			       oz->comp_names[prio], PTR_ERR(comp));
+			ozram_comps_destroy(oz);
+			return PTR_ERR(comp);
+		}
+		oz->comps[prio] = comp;
+		oz->ring_algs[prio] = ozram_comp_ring_algorithm(oz->comp_names[prio]);
+	}
+	return 0;
+}
+
 static void ozram_meta_free(struct ozram *oz, u64 disksize)
 {
 	if (!oz->table)
@@ -47,6 +80,7 @@ static void ozram_meta_free(struct ozram *oz, u64 disksize)
 	ozram_free_slots(oz, disksize);
 	zs_destroy_pool(oz->mem_pool);
 	oz->mem_pool = NULL;
+	ozram_comps_destroy(oz);
 }
 
 static int ozram_meta_alloc(struct ozram *oz, u64 disksize)
@@ -60,7 +94,13 @@ static int ozram_meta_alloc(struct ozram *oz, u64 disksize)
 		ozram_free_slots(oz, 0);
 		return -ENOMEM;
 	}
-	return 0;
+	ret = ozram_comps_create(oz);
+	if (ret) {
+		zs_destroy_pool(oz->mem_pool);
+		oz->mem_pool = NULL;
+		ozram_free_slots(oz, 0);
+	}
+	return ret;
 }
 
 /**
@@ -105,6 +145,9 @@ void ozram_reset_device(struct ozram *oz)
 	ozram_meta_free(oz, oz->disksize);
 	oz->disksize = 0;
 	memset(&oz->stats, 0, sizeof(oz->stats));
+	/* As zram: the device's algorithm stays, recompression ones go. */
+	memset(oz->comp_names[OZRAM_PRIMARY_COMP + 1], 0,
+	       sizeof(oz->comp_names) - sizeof(oz->comp_names[0]));
 	up_write(&oz->init_lock);
 	ozram_ring_unlock_devices();
 }
@@ -167,6 +210,8 @@ int ozram_add(void)
 	id = ret;
 	oz->id = id;
 	init_rwsem(&oz->init_lock);
+	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
+		sizeof(oz->comp_names[0]));
 
 	oz->disk = blk_alloc_disk(NUMA_NO_NODE);
 	if (!oz->disk) {

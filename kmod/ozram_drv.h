@@ -11,9 +11,14 @@
 #include <linux/rwsem.h>
 #include <linux/types.h>
 
+#include "ozram_comp.h"
 #include "ozram_stat.h"
 
 #define OZRAM_MAX_DEVICES	256
+/* The primary algorithm and up to three recompression algorithms. */
+#define OZRAM_MAX_COMPS		4
+#define OZRAM_PRIMARY_COMP	0
+#define OZRAM_DEFAULT_COMP	"lz4"
 #define OZRAM_SECTORS_PER_PAGE_SHIFT	(PAGE_SHIFT - SECTOR_SHIFT)
 #define OZRAM_SECTORS_PER_PAGE	BIT(OZRAM_SECTORS_PER_PAGE_SHIFT)
 #define OZRAM_LOGICAL_BLOCK_SHIFT	12
@@ -35,6 +40,14 @@ struct ozram {
 	/* Most zsmalloc pages this device may use, 0 for no limit. */
 	unsigned long limit_pages;
 	struct ozram_stats stats;
+	/*
+	 * The algorithms by priority, set before initialisation; an empty
+	 * name is no algorithm.  The streams exist while initialised.
+	 */
+	char comp_names[OZRAM_MAX_COMPS][OZRAM_COMP_NAME_MAX];
+	struct ozram_comp *comps[OZRAM_MAX_COMPS];
+	/* Each one's enum ozram_ring_algorithm, -1 for none an agent does. */
+	int ring_algs[OZRAM_MAX_COMPS];
 	/* Protected by disk->open_mutex: set while reset or removal runs. */
 	bool claim;
 };

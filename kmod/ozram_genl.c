@@ -66,7 +66,7 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 	    put_u64(skb, OZRAM_ATTR_WRITESTALL, s->writestall) ||
 	    put_u64(skb, OZRAM_ATTR_MISS_FREE, s->miss_free) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_KERNEL_LZ4,
-		    s->source_pages[OZRAM_SRC_KERNEL_LZ4]) ||
+		    s->source_pages[OZRAM_SRC_KERNEL]) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_CPU,
 		    s->source_pages[OZRAM_SRC_AGENT_CPU]) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_GPU,

@@ -42,6 +42,8 @@ static void ozram_free_slot(struct ozram *oz, u32 index)
 	struct ozram_slot *slot = &oz->table[index];
 
 	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+	/* A recompression of the old content must not land on the new. */
+	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
 
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_STAGED);
@@ -67,6 +69,8 @@ static void ozram_free_slot(struct ozram *oz, u32 index)
 	}
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_CPU);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU);
+	ozram_clear_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
+	ozram_set_priority(oz, index, OZRAM_PRIMARY_COMP);
 
 	zs_free(oz->mem_pool, slot->handle);
 	atomic64_sub(ozram_get_obj_size(oz, index), &st->compr_data_size);
@@ -81,6 +85,8 @@ out:
 
 int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 {
+	struct ozram_comp_stream *strm;
+	struct ozram_comp *comp;
 	unsigned long handle;
 	unsigned int size;
 	void *src, *dst;
@@ -107,10 +113,14 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 	size = ozram_get_obj_size(oz, index);
 	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
 	dst = kmap_local_page(page);
-	if (size == PAGE_SIZE)
+	if (size == PAGE_SIZE) {
 		memcpy(dst, src, PAGE_SIZE);
-	else
-		ret = ozram_comp_decompress(src, size, dst);
+	} else {
+		comp = oz->comps[ozram_get_priority(oz, index)];
+		strm = ozram_comp_stream_get(comp);
+		ret = ozram_comp_decompress(strm, src, size, dst);
+		ozram_comp_stream_put(comp);
+	}
 	kunmap_local(dst);
 	zs_unmap_object(oz->mem_pool, handle);
 	ozram_slot_unlock(oz, index);
@@ -163,6 +173,7 @@ static int ozram_store_same(struct ozram *oz, u32 index,
  * @index: the slot
  * @buf: LZ4 data, or the raw page when @len is PAGE_SIZE
  * @len: bytes in @buf, 1..PAGE_SIZE
+ * @prio: the priority of the device algorithm that produced @buf
  * @source: the path that produced @buf, for backend_stat
  * @gfp: OZRAM_GFP_NOWAIT from atomic context, OZRAM_GFP_WAIT otherwise
  * @ref: for a page compressed from a staging slot, that staging: the
@@ -176,7 +187,7 @@ static int ozram_store_same(struct ozram *oz, u32 index,
  * -EINVAL on a bad length, -ESTALE when @ref is no longer current.
  */
 static int ozram_commit_compressed(struct ozram *oz, u32 index,
-				   const void *buf, unsigned int len,
+				   const void *buf, unsigned int len, u32 prio,
 				   enum ozram_source source, gfp_t gfp,
 				   const struct ozram_stage_ref *ref)
 {
@@ -213,6 +224,7 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 	if (len == PAGE_SIZE) {
 		ozram_set_flag(oz, index, OZRAM_SLOT_HUGE);
 	} else {
+		ozram_set_priority(oz, index, prio);
 		ozram_set_slot_source(oz, index, source);
 		atomic64_inc(&oz->stats.source_pages[source]);
 	}
@@ -234,7 +246,7 @@ static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
 	int ret;
 
 	ret = ozram_commit_compressed(oz, index, src, PAGE_SIZE,
-				      OZRAM_SRC_KERNEL_LZ4, gfp, ref);
+				      OZRAM_PRIMARY_COMP, OZRAM_SRC_KERNEL, gfp, ref);
 	kunmap_local(src);
 	return ret;
 }
@@ -248,6 +260,7 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 				      u32 index,
 				      const struct ozram_stage_ref *ref)
 {
+	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
 	struct ozram_comp_stream *strm;
 	unsigned int len;
 	void *copy, *src;
@@ -258,18 +271,19 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 	if (!copy)
 		return -ENOMEM;
 
-	strm = ozram_comp_stream_get();
+	strm = ozram_comp_stream_get(comp);
 	src = kmap_local_page(page);
 	ret = ozram_comp_compress(strm, src, &len);
 	kunmap_local(src);
 	if (!ret && len < ozram_huge_class_size)
 		memcpy(copy, strm->buffer, len);
-	ozram_comp_stream_put();
+	ozram_comp_stream_put(comp);
 
 	if (!ret) {
 		if (len < ozram_huge_class_size)
 			ret = ozram_commit_compressed(oz, index, copy, len,
-						      OZRAM_SRC_KERNEL_LZ4,
+						      OZRAM_PRIMARY_COMP,
+						      OZRAM_SRC_KERNEL,
 						      OZRAM_GFP_WAIT, ref);
 		else
 			ret = ozram_commit_raw(oz, index, page, OZRAM_GFP_WAIT,
@@ -280,7 +294,7 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 }
 
 /*
- * Compresses @page with the in-kernel LZ4 and stores it.  Without
+ * Compresses @page with the device's algorithm and stores it.  Without
  * @may_reclaim, an allocation that would have to reclaim fails with -EAGAIN
  * instead: the agent's context must never wait on reclaim.
  */
@@ -288,32 +302,33 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 				 u32 index, bool may_reclaim,
 				 const struct ozram_stage_ref *ref)
 {
+	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
 	struct ozram_comp_stream *strm;
 	unsigned int len;
 	void *src;
 	int ret;
 
-	strm = ozram_comp_stream_get();
+	strm = ozram_comp_stream_get(comp);
 	src = kmap_local_page(page);
 	ret = ozram_comp_compress(strm, src, &len);
 	kunmap_local(src);
 	if (ret) {
-		ozram_comp_stream_put();
+		ozram_comp_stream_put(comp);
 		pr_err_ratelimited("%s: compression failed: %d\n",
 				   oz->disk->disk_name, ret);
 		return ret;
 	}
 
 	if (len >= ozram_huge_class_size) {
-		ozram_comp_stream_put();
+		ozram_comp_stream_put(comp);
 		return ozram_commit_raw(oz, index, page, may_reclaim ?
 					OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT, ref);
 	}
 
 	ret = ozram_commit_compressed(oz, index, strm->buffer, len,
-				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_NOWAIT,
+				      OZRAM_PRIMARY_COMP, OZRAM_SRC_KERNEL, OZRAM_GFP_NOWAIT,
 				      ref);
-	ozram_comp_stream_put();
+	ozram_comp_stream_put(comp);
 	if (ret == -EAGAIN && may_reclaim)
 		ret = ozram_compress_inline_slow(oz, page, index, ref);
 	return ret;
@@ -330,7 +345,8 @@ static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
 	int ret;
 
 	ozram_slot_lock(oz, index);
-	ret = ozram_ring_stage(oz, index, page, &ref);
+	ret = ozram_ring_stage(oz, index, page,
+			       oz->ring_algs[OZRAM_PRIMARY_COMP], &ref);
 	if (!ret) {
 		/* The old content may be staged itself, in another ring slot. */
 		ozram_free_slot(oz, index);
@@ -400,11 +416,11 @@ int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
 }
 
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
-				  const void *buf, unsigned int len,
+				  const void *buf, unsigned int len, u32 prio,
 				  enum ozram_source source, bool may_reclaim,
 				  const struct ozram_stage_ref *ref)
 {
-	return ozram_commit_compressed(oz, index, buf, len, source,
+	return ozram_commit_compressed(oz, index, buf, len, prio, source,
 				       may_reclaim ? OZRAM_GFP_WAIT :
 				       OZRAM_GFP_NOWAIT, ref);
 }
@@ -414,6 +430,21 @@ int ozram_store_staged_same(struct ozram *oz, u32 index,
 			    const struct ozram_stage_ref *ref)
 {
 	return ozram_store_same(oz, index, element, ref);
+}
+
+int ozram_decode(struct ozram *oz, u32 prio, const void *src,
+		 unsigned int len, void *dst)
+{
+	struct ozram_comp *comp = oz->comps[prio];
+	struct ozram_comp_stream *strm;
+	int ret;
+
+	if (!comp)
+		return -EIO;
+	strm = ozram_comp_stream_get(comp);
+	ret = ozram_comp_decompress(strm, src, len, dst);
+	ozram_comp_stream_put(comp);
+	return ret;
 }
 
 /* ---- freeing and marking slots ---------------------------------------- */

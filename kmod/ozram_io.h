@@ -62,16 +62,25 @@ void ozram_free_slots(struct ozram *oz, u64 disksize);
  *
  * ozram_store_staged_inline() compresses the staged copy @page in the
  * kernel; ozram_store_staged_compressed() stores @len bytes the agent
- * produced and the ring checked (the raw page when @len is PAGE_SIZE);
+ * produced with the algorithm of priority @prio and the ring checked (the
+ * raw page when @len is PAGE_SIZE);
  * ozram_store_staged_same() stores a same-filled page.
  */
 int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
 			      bool may_reclaim,
 			      const struct ozram_stage_ref *ref);
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
-				  const void *buf, unsigned int len,
+				  const void *buf, unsigned int len, u32 prio,
 				  enum ozram_source source, bool may_reclaim,
 				  const struct ozram_stage_ref *ref);
+
+/*
+ * Decodes @len bytes compressed with the device's algorithm of priority
+ * @prio into the page at @dst.  Return: 0, or -EIO when they do not give
+ * exactly one page.
+ */
+int ozram_decode(struct ozram *oz, u32 prio, const void *src,
+		 unsigned int len, void *dst);
 int ozram_store_staged_same(struct ozram *oz, u32 index,
 			    unsigned long element,
 			    const struct ozram_stage_ref *ref);

@@ -109,6 +109,7 @@ static void ozram_ring_free(void)
 	kvfree(r->slots.free_stack);
 	kvfree(r->slots.generations);
 	kvfree(r->slots.states);
+	kvfree(r->slots.algorithms);
 	kvfree(r->slots.posted);
 	kvfree(r->owners);
 	bitmap_free(r->to_store);
@@ -126,6 +127,7 @@ static int ozram_ring_alloc(void)
 	r->slots.free_stack = kvcalloc(n, sizeof(u32), GFP_KERNEL);
 	r->slots.generations = kvcalloc(n, sizeof(u32), GFP_KERNEL);
 	r->slots.states = kvcalloc(n, sizeof(u8), GFP_KERNEL);
+	r->slots.algorithms = kvcalloc(n, sizeof(u8), GFP_KERNEL);
 	r->slots.posted = kvcalloc(n, sizeof(unsigned long), GFP_KERNEL);
 	r->owners = kvcalloc(n, sizeof(*r->owners), GFP_KERNEL);
 	r->to_store = bitmap_zalloc(n, GFP_KERNEL);
@@ -133,7 +135,8 @@ static int ozram_ring_alloc(void)
 	r->decode_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
 	if (!r->slots.free_stack || !r->slots.generations ||
-	    !r->slots.states || !r->slots.posted || !r->owners ||
+	    !r->slots.states || !r->slots.algorithms || !r->slots.posted ||
+	    !r->owners ||
 	    !r->to_store || !r->copy_buf || !r->decode_buf || !r->wq) {
 		ozram_ring_free();
 		return -ENOMEM;
@@ -173,6 +176,7 @@ int ozram_ring_init(void)
 	/* Twice as many entries as slots: a taken-back slot may be queued twice. */
 	ozram_ring_init_header(&r->geo, ring_slots, 2 * ring_slots,
 			       ozram_huge_class_size - 1);
+	r->geo.features = OZRAM_RING_FEAT_ALGORITHMS;
 	ret = ozram_ring_alloc();
 	if (ret)
 		return ret;

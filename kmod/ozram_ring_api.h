@@ -31,15 +31,17 @@ int ozram_ring_register(void);
 void ozram_ring_exit(void);
 
 /*
- * Copies @page into a staging slot for the agent, on behalf of slot @index
- * of @oz, and fills in @ref.  The caller holds that device slot's lock and
- * marks the slot staged before dropping it, so that no result for the
- * staging can be stored before the slot names it.
- * Return: 0 when staged, -ENODEV when no agent is attached, -EBUSY when
- * the ring has no room (the caller compresses inline).
+ * Copies @page into a staging slot for the agent to compress with
+ * @algorithm (enum ozram_ring_algorithm, or -1 for one no agent does), on
+ * behalf of slot @index of @oz, and fills in @ref.  The caller holds that
+ * device slot's lock and marks the slot staged before dropping it, so that
+ * no result for the staging can be stored before the slot names it.
+ * Return: 0 when staged, -ENODEV when no agent is attached, -EOPNOTSUPP
+ * when the agent does not do @algorithm, -EBUSY when the ring has no room
+ * (the caller compresses inline).
  */
 int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     struct ozram_stage_ref *ref);
+		     int algorithm, struct ozram_stage_ref *ref);
 
 /* Device slot lock held: gives back the ring slot of a staged page. */
 void ozram_ring_release(u32 ring_slot);

@@ -41,6 +41,15 @@ void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 		ozram_ring_defer(slot);
 }
 
+/* The result check's decoder: the algorithm the page is compressed with. */
+static int ozram_ring_decode(void *ctx, const void *src, unsigned int len,
+			     void *dst)
+{
+	const struct ozram_ring_owner *owner = ctx;
+
+	return ozram_decode(owner->oz, owner->prio, src, len, dst);
+}
+
 /*
  * Checks and stores the result of an accepted completion.
  * Return: false when it does not give back the staged page.
@@ -59,20 +68,24 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 
 	ozram_ring_copy_output(ref->ring_slot, cqe->length, r->copy_buf);
 	if (!ozram_ring_result_matches(cqe, r->copy_buf, staged,
-				       r->decode_buf, ozram_ring_verify()))
+				       r->decode_buf, ozram_ring_verify(),
+				       ozram_ring_decode, (void *)owner))
 		return false;
 
 	switch (cqe->encoding) {
 	case OZRAM_RING_ENC_LZ4:
+	case OZRAM_RING_ENC_COMPRESSED:
 		/* Shorter than the huge class: the slot rules checked it. */
 		ret = ozram_store_staged_compressed(owner->oz, owner->index,
 						    r->copy_buf, cqe->length,
-						    source, may_reclaim, ref);
+						    owner->prio, source,
+						    may_reclaim, ref);
 		break;
 	case OZRAM_RING_ENC_RAW:
 		/* The staged copy is the page: store that, not the output. */
 		ret = ozram_store_staged_compressed(owner->oz, owner->index,
-						    staged, PAGE_SIZE, source,
+						    staged, PAGE_SIZE,
+						    owner->prio, source,
 						    may_reclaim, ref);
 		break;
 	default:
@@ -133,6 +146,9 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 
 	if (verdict != OZRAM_RING_OK) {
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+	} else if (cqe->status == -EOPNOTSUPP) {
+		/* An algorithm the agent named and then could not do. */
+		ozram_ring_count(OZRAM_RING_STAT_UNSUPPORTED, 1);
 	} else if (cqe->status != OZRAM_RING_STATUS_OK) {
 		ozram_ring_count(OZRAM_RING_STAT_AGENT_ERRORS, 1);
 	} else {

@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "ozram_ring_internal.h"
@@ -61,6 +62,8 @@ static int ozram_ring_attach(void)
 	if (!ret) {
 		spin_lock(&r->lock);
 		r->agent = get_pid(task_tgid(current));
+		/* Until it says more, an agent compresses LZ4 pages only. */
+		r->agent_algorithms = BIT(OZRAM_RING_ALG_LZ4);
 		r->last_progress = jiffies;
 		r->attached = true;
 		spin_unlock(&r->lock);
@@ -159,6 +162,29 @@ static __poll_t ozram_ring_poll(struct file *file, poll_table *wait)
 	return ozram_ring_has_work() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* The algorithms the agent compresses; LZ4 is one whatever it says. */
+static long ozram_ring_set_algorithms(struct file *file, u32 __user *arg)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	long ret = 0;
+	u32 mask;
+
+	if (get_user(mask, arg))
+		return -EFAULT;
+	if (mask & ~(BIT(OZRAM_RING_ALG_NR) - 1))
+		return -EINVAL;
+	mutex_lock(&r->attach_mutex);
+	if (ozram_ring_file_current(file) && r->attached) {
+		spin_lock(&r->lock);
+		r->agent_algorithms = mask | BIT(OZRAM_RING_ALG_LZ4);
+		spin_unlock(&r->lock);
+	} else {
+		ret = -ENODEV;
+	}
+	mutex_unlock(&r->attach_mutex);
+	return ret;
+}
+
 static long ozram_ring_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -182,6 +208,8 @@ static long ozram_ring_ioctl(struct file *file, unsigned int cmd,
 			ret = -ENODEV;
 		mutex_unlock(&r->attach_mutex);
 		return ret;
+	case OZRAM_RING_IOC_SET_ALGORITHMS:
+		return ozram_ring_set_algorithms(file, (u32 __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -56,6 +56,7 @@ struct ozram_ring_mem {
 struct ozram_ring_owner {
 	struct ozram *oz;
 	u32 index;
+	u32 prio;	/* the device algorithm the page is compressed with */
 };
 
 struct ozram_ring_state {
@@ -74,6 +75,8 @@ struct ozram_ring_state {
 	u32 sq_tail;
 	bool attached;
 	struct pid *agent;	/* the attached agent's thread group */
+	/* What it compresses: 1 << enum ozram_ring_algorithm each. */
+	u32 agent_algorithms;
 	/*
 	 * Kept slots that store_work compresses and stores: taken back,
 	 * drained, or deferred because storing them needed reclaim in the

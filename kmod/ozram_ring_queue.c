@@ -153,7 +153,7 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 /* ---- staging (write path) ------------------------------------------- */
 
 int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     struct ozram_stage_ref *ref)
+		     int algorithm, struct ozram_stage_ref *ref)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	struct ozram_ring_mem *a;
@@ -169,16 +169,22 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 		spin_unlock(&r->lock);
 		return -ENODEV;
 	}
+	if (algorithm < 0 || !(r->agent_algorithms & BIT(algorithm))) {
+		spin_unlock(&r->lock);
+		ozram_ring_count(OZRAM_RING_STAT_UNSUPPORTED, 1);
+		return -EOPNOTSUPP;
+	}
 	a = ozram_ring_mem();
 	/* The agent's sq_head is only a hint: a bad one just means "full". */
 	if (r->sq_tail - ozram_ring_read_sq_head(a) >= r->geo.sq_entries ||
-	    !ozram_ring_slots_get(&r->slots, jiffies, &slot, &gen)) {
+	    !ozram_ring_slots_get(&r->slots, jiffies, algorithm, &slot, &gen)) {
 		spin_unlock(&r->lock);
 		ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
 		return -EBUSY;
 	}
 	r->owners[slot].oz = oz;
 	r->owners[slot].index = index;
+	r->owners[slot].prio = OZRAM_PRIMARY_COMP;
 
 	src = kmap_local_page(page);
 	ozram_ring_write_staging(a, slot, src);
@@ -187,7 +193,7 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 	sqe.slot = slot;
 	sqe.generation = gen;
 	sqe.device_id = oz->id;
-	sqe.flags = 0;
+	sqe.flags = algorithm;
 	ozram_ring_write_sqe(a, &r->geo, r->sq_tail, &sqe);
 	ozram_ring_publish_sq_tail(a, ++r->sq_tail);
 	spin_unlock(&r->lock);

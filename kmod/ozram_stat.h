@@ -13,7 +13,7 @@ struct ozram;
 
 /* Who produced the compressed object of a slot. */
 enum ozram_source {
-	OZRAM_SRC_KERNEL_LZ4,
+	OZRAM_SRC_KERNEL,	/* the kernel, with the device's algorithm */
 	OZRAM_SRC_AGENT_CPU,
 	OZRAM_SRC_AGENT_GPU,
 	OZRAM_SRC_NR,

@@ -20,9 +20,6 @@
 #include "ozram_io.h"
 #include "ozram_ring_api.h"
 
-/* The only algorithm: the agent and the kernel must produce the same. */
-#define OZRAM_COMP_ALGORITHM "lz4"
-
 static struct ozram *dev_to_ozram(struct device *dev)
 {
 	return dev_to_disk(dev)->private_data;
@@ -164,7 +161,13 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 static ssize_t comp_algorithm_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "[%s]\n", OZRAM_COMP_ALGORITHM);
+	struct ozram *oz = dev_to_ozram(dev);
+	ssize_t len;
+
+	down_read(&oz->init_lock);
+	len = ozram_comp_list(buf, 0, oz->comp_names[OZRAM_PRIMARY_COMP]);
+	up_read(&oz->init_lock);
+	return len;
 }
 
 static ssize_t comp_algorithm_store(struct device *dev,
@@ -172,19 +175,23 @@ static ssize_t comp_algorithm_store(struct device *dev,
 				    const char *buf, size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
+	char name[OZRAM_COMP_NAME_MAX];
 	int ret = len;
 
-	if (ozram_sysfs_has_nul(buf, len) ||
-	    !sysfs_streq(buf, OZRAM_COMP_ALGORITHM))
+	if (ozram_sysfs_has_nul(buf, len) || !ozram_comp_copy_name(name, buf) ||
+	    !ozram_comp_available(name))
 		return -EINVAL;
 
-	down_read(&oz->init_lock);
+	down_write(&oz->init_lock);
 	if (ozram_init_done(oz)) {
 		pr_info("%s: cannot change the algorithm of an initialised device\n",
 			oz->disk->disk_name);
 		ret = -EBUSY;
+	} else {
+		strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], name,
+			sizeof(name));
 	}
-	up_read(&oz->init_lock);
+	up_write(&oz->init_lock);
 	return ret;
 }
 
@@ -328,7 +335,7 @@ static ssize_t backend_stat_show(struct device *dev,
 	ozram_snapshot(dev_to_ozram(dev), &s);
 	len = sysfs_emit(buf,
 			 "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nstaged: %llu\nagent: %s\nagent_pid: %u\n",
-			 s.source_pages[OZRAM_SRC_KERNEL_LZ4],
+			 s.source_pages[OZRAM_SRC_KERNEL],
 			 s.source_pages[OZRAM_SRC_AGENT_CPU],
 			 s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
 			 s.huge_pages, s.staged_pages,

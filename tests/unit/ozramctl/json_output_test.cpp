@@ -80,7 +80,8 @@ TEST(JsonOutput, DeviceRecordExactly) {
               "\"agent_pid\":123,\"ring\":{\"submitted\":124,\"completed\":125,"
               "\"rejected\":126,\"timeouts\":127,\"inline_fallbacks\":128,\"batches\":129,"
               "\"occupancy\":130,\"stale\":131,\"verify_failures\":132,"
-              "\"agent_errors\":133,\"drained\":134,\"deferred\":135}}");
+              "\"agent_errors\":133,\"drained\":134,\"deferred\":135,"
+              "\"unsupported\":136}}");
 }
 
 TEST(JsonOutput, EveryFieldAppearsOnceAndTheDocumentIsWellFormed) {

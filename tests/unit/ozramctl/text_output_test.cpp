@@ -50,7 +50,8 @@ TEST(TextOutput, StatsBlockNamesOverValues) {
         << text;
     EXPECT_NE(text.find("    agent:  agent_state  agent_pid\n"), std::string::npos) << text;
     EXPECT_NE(text.find("attached        123\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("occupancy  stale  verify_failures  agent_errors  drained  deferred\n"),
+    EXPECT_NE(text.find("occupancy  stale  verify_failures  agent_errors  drained  deferred  "
+                        "unsupported\n"),
               std::string::npos)
         << text;
 }
