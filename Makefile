@@ -57,6 +57,7 @@ bench: userspace
 bench-vm: all
 	tests/vm/bench-vm
 	tests/vm/bench-vm --agent cpu --swap
+	tests/vm/run --mem 512 --agent cpu --timeout 1200 --script tests/vm/bench/recompress.sh
 
 demo: all
 	tests/vm/demo

@@ -12,6 +12,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -204,18 +205,34 @@ void ozram_comp_stream_put(struct ozram_comp *comp)
 	local_unlock(&comp->streams->lock);
 }
 
-int ozram_comp_compress(struct ozram_comp_stream *strm, const void *src,
+int ozram_comp_compress(struct ozram_comp_stream *strm, struct page *page,
 			unsigned int *dst_len)
 {
 	unsigned int len = PAGE_SIZE << OZRAM_COMP_BUFFER_ORDER;
+	void *src = kmap_local_page(page);
 	int ret;
 
 	ret = crypto_comp_compress(strm->tfm, src, PAGE_SIZE, strm->buffer,
 				   &len);
+	kunmap_local(src);
 	if (ret)
 		return ret;
 	*dst_len = len;
 	return 0;
+}
+
+int ozram_comp_compress_copy(struct ozram_comp *comp, struct page *page,
+			     void *dst, unsigned int max,
+			     unsigned int *dst_len)
+{
+	struct ozram_comp_stream *strm = ozram_comp_stream_get(comp);
+	int ret;
+
+	ret = ozram_comp_compress(strm, page, dst_len);
+	if (!ret && *dst_len < max)
+		memcpy(dst, strm->buffer, *dst_len);
+	ozram_comp_stream_put(comp);
+	return ret;
 }
 
 int ozram_comp_decompress(struct ozram_comp_stream *strm, const void *src,

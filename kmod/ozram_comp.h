@@ -62,9 +62,18 @@ const char *ozram_comp_name(const struct ozram_comp *comp);
 struct ozram_comp_stream *ozram_comp_stream_get(struct ozram_comp *comp);
 void ozram_comp_stream_put(struct ozram_comp *comp);
 
-/* Compresses one page into strm->buffer; *@dst_len gets its length. */
-int ozram_comp_compress(struct ozram_comp_stream *strm, const void *src,
+/* Compresses @page into strm->buffer; *@dst_len gets its length. */
+int ozram_comp_compress(struct ozram_comp_stream *strm, struct page *page,
 			unsigned int *dst_len);
+
+/*
+ * Compresses @page with @comp, for a caller that stores the result after
+ * giving the stream back: the output goes to @dst when it is shorter than
+ * @max bytes.  *@dst_len gets its length either way.
+ */
+int ozram_comp_compress_copy(struct ozram_comp *comp, struct page *page,
+			     void *dst, unsigned int max,
+			     unsigned int *dst_len);
 
 /*
  * Decompresses @src_len bytes into one page.  Anything but exactly one

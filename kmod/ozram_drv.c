@@ -136,9 +136,13 @@ out:
 
 void ozram_reset_device(struct ozram *oz)
 {
-	/* No completion or take-back may hold a page of this device. */
-	ozram_ring_lock_devices();
+	/*
+	 * No completion or take-back may hold a page of this device.  The
+	 * init_lock comes first: a recompression holds it for reading while
+	 * it waits for completions, which need the ring's lock.
+	 */
 	down_write(&oz->init_lock);
+	ozram_ring_lock_devices();
 	oz->limit_pages = 0;
 	set_capacity_and_notify(oz->disk, 0);
 	part_stat_set_all(oz->disk->part0, 0);
@@ -148,8 +152,8 @@ void ozram_reset_device(struct ozram *oz)
 	/* As zram: the device's algorithm stays, recompression ones go. */
 	memset(oz->comp_names[OZRAM_PRIMARY_COMP + 1], 0,
 	       sizeof(oz->comp_names) - sizeof(oz->comp_names[0]));
-	up_write(&oz->init_lock);
 	ozram_ring_unlock_devices();
+	up_write(&oz->init_lock);
 }
 
 /* Return: 0, or -EINVAL when the device is not initialised. */

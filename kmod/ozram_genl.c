@@ -75,7 +75,9 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
 					   OZRAM_AGENT_DETACHED) ||
 	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages))
+	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_RECOMPRESSED, s->recompressed_pages) ||
+	    put_u64(skb, OZRAM_ATTR_RECOMPRESS_SAVED, s->recompress_saved))
 		return -EMSGSIZE;
 	return ozram_genl_put_ring(skb, s->ring);
 }

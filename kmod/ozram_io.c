@@ -26,6 +26,7 @@
 #include "ozram_comp.h"
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"
 
@@ -67,6 +68,8 @@ static void ozram_free_slot(struct ozram *oz, u32 index)
 	} else {
 		atomic64_dec(&st->source_pages[ozram_slot_source(oz, index)]);
 	}
+	if (ozram_get_priority(oz, index) != OZRAM_PRIMARY_COMP)
+		atomic64_dec(&st->recompressed_pages);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_CPU);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
@@ -83,14 +86,31 @@ out:
 
 /* ---- read path ------------------------------------------------------- */
 
-int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
+/* Slot lock held: the object of slot @index, stored raw or compressed. */
+static int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 {
-	struct ozram_comp_stream *strm;
-	struct ozram_comp *comp;
-	unsigned long handle;
-	unsigned int size;
+	unsigned long handle = oz->table[index].handle;
+	unsigned int size = ozram_get_obj_size(oz, index);
 	void *src, *dst;
 	int ret = 0;
+
+	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
+	dst = kmap_local_page(page);
+	if (size == PAGE_SIZE)
+		memcpy(dst, src, PAGE_SIZE);
+	else
+		ret = ozram_decode(oz, ozram_get_priority(oz, index), src, size,
+				   dst);
+	kunmap_local(dst);
+	zs_unmap_object(oz->mem_pool, handle);
+	return ret;
+}
+
+int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
+{
+	unsigned long handle;
+	void *dst;
+	int ret;
 
 	ozram_slot_lock(oz, index);
 	handle = oz->table[index].handle;
@@ -110,19 +130,7 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 		return 0;
 	}
 
-	size = ozram_get_obj_size(oz, index);
-	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
-	dst = kmap_local_page(page);
-	if (size == PAGE_SIZE) {
-		memcpy(dst, src, PAGE_SIZE);
-	} else {
-		comp = oz->comps[ozram_get_priority(oz, index)];
-		strm = ozram_comp_stream_get(comp);
-		ret = ozram_comp_decompress(strm, src, size, dst);
-		ozram_comp_stream_put(comp);
-	}
-	kunmap_local(dst);
-	zs_unmap_object(oz->mem_pool, handle);
+	ret = ozram_read_object(oz, index, page);
 	ozram_slot_unlock(oz, index);
 
 	if (ret)
@@ -261,9 +269,8 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 				      const struct ozram_stage_ref *ref)
 {
 	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
-	struct ozram_comp_stream *strm;
 	unsigned int len;
-	void *copy, *src;
+	void *copy;
 	int ret;
 
 	atomic64_inc(&oz->stats.writestall);
@@ -271,13 +278,8 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 	if (!copy)
 		return -ENOMEM;
 
-	strm = ozram_comp_stream_get(comp);
-	src = kmap_local_page(page);
-	ret = ozram_comp_compress(strm, src, &len);
-	kunmap_local(src);
-	if (!ret && len < ozram_huge_class_size)
-		memcpy(copy, strm->buffer, len);
-	ozram_comp_stream_put(comp);
+	ret = ozram_comp_compress_copy(comp, page, copy, ozram_huge_class_size,
+				       &len);
 
 	if (!ret) {
 		if (len < ozram_huge_class_size)
@@ -305,13 +307,10 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
 	struct ozram_comp_stream *strm;
 	unsigned int len;
-	void *src;
 	int ret;
 
 	strm = ozram_comp_stream_get(comp);
-	src = kmap_local_page(page);
-	ret = ozram_comp_compress(strm, src, &len);
-	kunmap_local(src);
+	ret = ozram_comp_compress(strm, page, &len);
 	if (ret) {
 		ozram_comp_stream_put(comp);
 		pr_err_ratelimited("%s: compression failed: %d\n",
@@ -445,6 +444,135 @@ int ozram_decode(struct ozram *oz, u32 prio, const void *src,
 	ret = ozram_comp_decompress(strm, src, len, dst);
 	ozram_comp_stream_put(comp);
 	return ret;
+}
+
+/* ---- recompression (driven by ozram_recomp.c) ------------------------ */
+
+/*
+ * Whether slot @index may be recompressed with the algorithm of priority
+ * @prio: a stored object, neither staged nor same-filled nor being
+ * recompressed nor known not to shrink, of the kind @p asks for, at least
+ * @p->threshold bytes, compressed with an algorithm of lower priority.
+ * Slot lock held.
+ */
+static bool ozram_recomp_candidate(struct ozram *oz, u32 index,
+				   const struct ozram_recomp_params *p,
+				   u32 prio)
+{
+	if (!oz->table[index].handle ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE))
+		return false;
+	if ((p->mode & OZRAM_RECOMP_IDLE) &&
+	    !ozram_test_flag(oz, index, OZRAM_SLOT_IDLE))
+		return false;
+	if ((p->mode & OZRAM_RECOMP_HUGE) &&
+	    !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE))
+		return false;
+	return ozram_get_obj_size(oz, index) >= p->threshold &&
+	       ozram_get_priority(oz, index) < prio;
+}
+
+int ozram_recomp_pick(struct ozram *oz, u32 index,
+		      const struct ozram_recomp_params *p, u32 prio,
+		      struct page *page)
+{
+	unsigned int size;
+	int ret;
+
+	ozram_slot_lock(oz, index);
+	if (!ozram_recomp_candidate(oz, index, p, prio)) {
+		ozram_slot_unlock(oz, index);
+		return 0;
+	}
+	size = ozram_get_obj_size(oz, index);
+	ret = ozram_read_object(oz, index, page);
+	if (!ret) {
+		/* Touched, as zram's recompression counts it: no longer idle. */
+		ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+		ozram_set_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
+	}
+	ozram_slot_unlock(oz, index);
+	return ret ? ret : size;
+}
+
+/*
+ * Whether @len bytes save memory over @old: zsmalloc stores objects in
+ * classes 16 bytes apart, so a smaller size in the same step saves
+ * nothing, and from the huge class size on a page is stored raw anyway.
+ */
+static bool ozram_recomp_saves(unsigned int old, unsigned int len)
+{
+	return len < ozram_huge_class_size &&
+	       DIV_ROUND_UP(len, 16) < DIV_ROUND_UP(old, 16);
+}
+
+int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
+		       unsigned int len, u32 prio, enum ozram_source source,
+		       u32 threshold, bool mark)
+{
+	struct ozram_stats *st = &oz->stats;
+	bool fits = len && len < PAGE_SIZE && (!threshold || len < threshold);
+	unsigned long handle = 0;
+	unsigned int old;
+	void *dst;
+	int ret;
+
+	/* No reclaim: the page is stored already, as zram recompresses. */
+	if (fits) {
+		handle = zs_malloc(oz->mem_pool, len, OZRAM_GFP_NOWAIT);
+		if (IS_ERR_VALUE(handle)) {
+			handle = 0;
+		} else {
+			dst = zs_map_object(oz->mem_pool, handle, ZS_MM_WO);
+			memcpy(dst, buf, len);
+			zs_unmap_object(oz->mem_pool, handle);
+		}
+	}
+
+	ozram_slot_lock(oz, index);
+	if (!ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING)) {
+		ret = -ESTALE;		/* overwritten or discarded meanwhile */
+		goto out;
+	}
+	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
+	old = ozram_get_obj_size(oz, index);
+	if (fits && !handle) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!fits || !ozram_recomp_saves(old, len)) {
+		if (mark)
+			ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
+		ret = 0;
+		goto out;
+	}
+	ozram_free_slot(oz, index);
+	oz->table[index].handle = handle;
+	handle = 0;
+	ozram_set_obj_size(oz, index, len);
+	ozram_set_priority(oz, index, prio);
+	ozram_set_slot_source(oz, index, source);
+	atomic64_inc(&st->source_pages[source]);
+	atomic64_add(len, &st->compr_data_size);
+	atomic64_inc(&st->pages_stored);
+	atomic64_inc(&st->recompressed_pages);
+	atomic64_add(old - len, &st->recompress_saved);
+	ret = 1;
+out:
+	ozram_slot_unlock(oz, index);
+	if (handle)
+		zs_free(oz->mem_pool, handle);
+	return ret;
+}
+
+void ozram_recomp_abandon(struct ozram *oz, u32 index)
+{
+	ozram_slot_lock(oz, index);
+	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
+	ozram_slot_unlock(oz, index);
 }
 
 /* ---- freeing and marking slots ---------------------------------------- */

@@ -14,6 +14,7 @@
 
 struct page;
 struct seq_file;
+struct ozram_recomp_params;
 struct ozram_stage_ref;
 
 /* Decodes slot @index into the whole of @page. */
@@ -33,6 +34,26 @@ void ozram_discard_page(struct ozram *oz, u32 index);
  * swap lock).  Return: false, freeing nothing, when the slot was busy.
  */
 bool ozram_try_discard_page(struct ozram *oz, u32 index);
+
+/*
+ * Recompression, driven by ozram_recomp.c.  ozram_recomp_pick() picks slot
+ * @index for the algorithm of priority @prio if it is a candidate: it
+ * decodes the object into @page, marks the slot as being recompressed and
+ * returns the object's size (0: no candidate; -EIO: it does not decode).
+ * ozram_recomp_store() then stores @len bytes (compressed with that
+ * algorithm, by @source) in place of the object if the slot still holds
+ * what was picked, they are below @threshold (0: any) and they save
+ * memory; a page that does not shrink is marked, with @mark, so that it
+ * is not tried again.  Return: 1 stored, 0 kept, -ESTALE changed meanwhile,
+ * -ENOMEM no memory.  ozram_recomp_abandon() gives a picked slot up.
+ */
+int ozram_recomp_pick(struct ozram *oz, u32 index,
+		      const struct ozram_recomp_params *p, u32 prio,
+		      struct page *page);
+int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
+		       unsigned int len, u32 prio, enum ozram_source source,
+		       u32 threshold, bool mark);
+void ozram_recomp_abandon(struct ozram *oz, u32 index);
 
 /* Clears the idle mark of slot @index and notes the time of an access. */
 void ozram_mark_accessed(struct ozram *oz, u32 index);

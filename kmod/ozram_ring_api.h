@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 struct ozram;
+struct ozram_recomp_batch;
 struct ozram_snapshot;
 struct page;
 
@@ -42,6 +43,19 @@ void ozram_ring_exit(void);
  */
 int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 		     int algorithm, struct ozram_stage_ref *ref);
+
+/*
+ * Copies @page, page @index of the device @batch recompresses, into a
+ * staging slot for the agent to compress with @algorithm.  The device
+ * slot keeps its object and is not told: the ring releases the staging
+ * slot itself, and hands the result (or its failure) to
+ * ozram_recomp_result().  Return: as ozram_ring_stage().
+ */
+int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,
+				struct page *page, int algorithm);
+
+/* How many pages the ring can hold staged at once; 0 without a ring. */
+u32 ozram_ring_capacity(void);
 
 /* Device slot lock held: gives back the ring slot of a staged page. */
 void ozram_ring_release(u32 ring_slot);

@@ -17,6 +17,7 @@
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_internal.h"
 
 /*
@@ -103,6 +104,51 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 }
 
 /*
+ * The result of a page being recompressed: the bytes when the agent
+ * compressed it and they pass the checks, else NULL (the batch then has
+ * the kernel compress it).  Nothing else refers to the ring slot, so it
+ * is released first: the batch may be gone once it has its last result.
+ * reap_mutex held, which keeps copy_buf.
+ */
+void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
+				  const struct ozram_ring_cqe *cqe)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	enum ozram_source source = OZRAM_SRC_AGENT_CPU;
+	const void *result = NULL;
+	unsigned int len = 0;
+
+	if (cqe) {
+		ozram_ring_copy_output(slot, cqe->length, r->copy_buf);
+		if (!ozram_ring_result_matches(cqe, r->copy_buf,
+					       ozram_ring_staged_data(slot),
+					       r->decode_buf,
+					       ozram_ring_verify(),
+					       ozram_ring_decode,
+					       (void *)owner)) {
+			ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+			ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
+		} else if (cqe->encoding == OZRAM_RING_ENC_LZ4 ||
+			   cqe->encoding == OZRAM_RING_ENC_COMPRESSED) {
+			result = r->copy_buf;
+			len = cqe->length;
+		} else if (cqe->encoding == OZRAM_RING_ENC_RAW) {
+			/* It does not compress: the batch keeps the object. */
+			result = r->copy_buf;
+			len = PAGE_SIZE;
+		}
+		/* Same-filled was checked when written: the kernel redoes it. */
+		if (result) {
+			ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
+			if (cqe->flags & OZRAM_RING_CQE_F_GPU)
+				source = OZRAM_SRC_AGENT_GPU;
+		}
+	}
+	ozram_ring_release(slot);
+	ozram_recomp_result(owner->batch, owner->index, result, len, source);
+}
+
+/*
  * Whether the page of @ref was overwritten or discarded since its
  * completion was accepted: its ring slot was freed and maybe staged again,
  * so the staged bytes a check compared may be another page's.  Staging
@@ -146,6 +192,9 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 
 	if (verdict != OZRAM_RING_OK) {
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+	} else if (owner.batch && cqe->status == OZRAM_RING_STATUS_OK) {
+		ozram_ring_finish_recompress(ref.ring_slot, &owner, cqe);
+		return;
 	} else if (cqe->status == -EOPNOTSUPP) {
 		/* An algorithm the agent named and then could not do. */
 		ozram_ring_count(OZRAM_RING_STAT_UNSUPPORTED, 1);
@@ -162,5 +211,9 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
 		ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
 	}
-	ozram_ring_store_inline(ref.ring_slot, &owner, &ref, may_reclaim);
+	if (owner.batch)
+		ozram_ring_finish_recompress(ref.ring_slot, &owner, NULL);
+	else
+		ozram_ring_store_inline(ref.ring_slot, &owner, &ref,
+					may_reclaim);
 }

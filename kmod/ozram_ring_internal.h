@@ -14,6 +14,8 @@
  *   ozram_ring_dev.c       /dev/ozram-ring: open, mmap, poll, ioctl
  *
  * Locks, outermost first:
+ *   (a device's init_lock: reset, and recompress while it waits for
+ *   completions)
  *   attach_mutex  one agent at a time; held across a detach's drain
  *   reap_mutex    everything that stores a staged page outside the write
  *                 path, and device reset; cq_head and the scratch buffers
@@ -57,6 +59,12 @@ struct ozram_ring_owner {
 	struct ozram *oz;
 	u32 index;
 	u32 prio;	/* the device algorithm the page is compressed with */
+	/*
+	 * A page being recompressed: its device slot keeps its object and
+	 * knows nothing of the ring slot, and the result goes to the batch,
+	 * after the ring slot is released.  NULL for a written page.
+	 */
+	struct ozram_recomp_batch *batch;
 };
 
 struct ozram_ring_state {
@@ -145,6 +153,8 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim);
 void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 			     const struct ozram_stage_ref *ref,
 			     bool may_reclaim);
+void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
+				  const struct ozram_ring_cqe *cqe);
 
 /* ozram_ring_worker.c */
 void ozram_ring_defer(u32 slot);

@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_mapping.h"
 
 /* Where each area of a new instance is, from the kernel's own header. */
@@ -152,8 +153,14 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 
 /* ---- staging (write path) ------------------------------------------- */
 
-int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     int algorithm, struct ozram_stage_ref *ref)
+/*
+ * Copies @page into a free staging slot for @owner and posts it for the
+ * agent to compress with @algorithm.  A full ring counts as an inline
+ * fallback only for a written page (@owner has no batch).
+ */
+static int ozram_ring_post(const struct ozram_ring_owner *owner,
+			   struct page *page, int algorithm,
+			   struct ozram_stage_ref *ref)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	struct ozram_ring_mem *a;
@@ -179,12 +186,11 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 	if (r->sq_tail - ozram_ring_read_sq_head(a) >= r->geo.sq_entries ||
 	    !ozram_ring_slots_get(&r->slots, jiffies, algorithm, &slot, &gen)) {
 		spin_unlock(&r->lock);
-		ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
+		if (!owner->batch)
+			ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
 		return -EBUSY;
 	}
-	r->owners[slot].oz = oz;
-	r->owners[slot].index = index;
-	r->owners[slot].prio = OZRAM_PRIMARY_COMP;
+	r->owners[slot] = *owner;
 
 	src = kmap_local_page(page);
 	ozram_ring_write_staging(a, slot, src);
@@ -192,7 +198,7 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 
 	sqe.slot = slot;
 	sqe.generation = gen;
-	sqe.device_id = oz->id;
+	sqe.device_id = owner->oz->id;
 	sqe.flags = algorithm;
 	ozram_ring_write_sqe(a, &r->geo, r->sq_tail, &sqe);
 	ozram_ring_publish_sq_tail(a, ++r->sq_tail);
@@ -204,6 +210,33 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 	wake_up_interruptible(&r->wait);
 	queue_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
 	return 0;
+}
+
+int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
+		     int algorithm, struct ozram_stage_ref *ref)
+{
+	struct ozram_ring_owner owner = {
+		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
+	};
+
+	return ozram_ring_post(&owner, page, algorithm, ref);
+}
+
+int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,
+				struct page *page, int algorithm)
+{
+	struct ozram_ring_owner owner = {
+		.oz = ozram_recomp_device(batch), .index = index,
+		.prio = ozram_recomp_priority(batch), .batch = batch,
+	};
+	struct ozram_stage_ref ref;
+
+	return ozram_ring_post(&owner, page, algorithm, &ref);
+}
+
+u32 ozram_ring_capacity(void)
+{
+	return READ_ONCE(ozram_ring.slots.nr);
 }
 
 void ozram_ring_release(u32 slot)

@@ -12,12 +12,14 @@
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_api.h"
 
 static struct ozram *dev_to_ozram(struct device *dev)
@@ -158,6 +160,23 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	return len;
 }
 
+/* Names the algorithm of priority @prio: only before initialisation. */
+static int ozram_set_algorithm(struct ozram *oz, int prio, const char *name)
+{
+	int ret = 0;
+
+	down_write(&oz->init_lock);
+	if (ozram_init_done(oz)) {
+		pr_info("%s: cannot change the algorithms of an initialised device\n",
+			oz->disk->disk_name);
+		ret = -EBUSY;
+	} else {
+		strscpy(oz->comp_names[prio], name, sizeof(oz->comp_names[prio]));
+	}
+	up_write(&oz->init_lock);
+	return ret;
+}
+
 static ssize_t comp_algorithm_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
@@ -174,25 +193,107 @@ static ssize_t comp_algorithm_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t len)
 {
-	struct ozram *oz = dev_to_ozram(dev);
 	char name[OZRAM_COMP_NAME_MAX];
-	int ret = len;
+	int ret;
 
 	if (ozram_sysfs_has_nul(buf, len) || !ozram_comp_copy_name(name, buf) ||
 	    !ozram_comp_available(name))
 		return -EINVAL;
+	ret = ozram_set_algorithm(dev_to_ozram(dev), OZRAM_PRIMARY_COMP, name);
+	return ret ? ret : len;
+}
 
-	down_write(&oz->init_lock);
-	if (ozram_init_done(oz)) {
-		pr_info("%s: cannot change the algorithm of an initialised device\n",
-			oz->disk->disk_name);
-		ret = -EBUSY;
-	} else {
-		strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], name,
-			sizeof(name));
+/* Each recompression algorithm, after its priority, as zram lists them. */
+static ssize_t recomp_algorithm_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	ssize_t len = 0;
+	int prio;
+
+	down_read(&oz->init_lock);
+	for (prio = OZRAM_PRIMARY_COMP + 1; prio < OZRAM_MAX_COMPS; prio++) {
+		if (!oz->comp_names[prio][0])
+			continue;
+		len += sysfs_emit_at(buf, len, "#%d: ", prio);
+		len = ozram_comp_list(buf, len, oz->comp_names[prio]);
 	}
-	up_write(&oz->init_lock);
+	up_read(&oz->init_lock);
+	return len;
+}
+
+/* "algo=NAME [priority=N]", priority 1 by default, before initialisation. */
+static ssize_t recomp_algorithm_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	char name[OZRAM_COMP_NAME_MAX];
+	char *args, *cursor, *param, *val, *alg = NULL;
+	int prio = OZRAM_PRIMARY_COMP + 1, ret = -EINVAL;
+	bool prio_set = false;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	args = kstrndup(buf, len, GFP_KERNEL);
+	if (!args)
+		return -ENOMEM;
+	cursor = skip_spaces(args);
+	while (*cursor) {
+		cursor = next_arg(cursor, &param, &val);
+		if (!val || !*val)
+			goto out;
+		if (!strcmp(param, "algo") && !alg) {
+			alg = val;
+		} else if (!strcmp(param, "priority") && !prio_set) {
+			if (kstrtoint(val, 10, &prio))
+				goto out;
+			prio_set = true;
+		} else {
+			goto out;
+		}
+	}
+	if (!alg || prio <= OZRAM_PRIMARY_COMP || prio >= OZRAM_MAX_COMPS ||
+	    !ozram_comp_copy_name(name, alg) || !ozram_comp_available(name))
+		goto out;
+
+	ret = ozram_set_algorithm(oz, prio, name);
+	if (!ret)
+		ret = len;
+out:
+	kfree(args);
 	return ret;
+}
+
+/*
+ * zram's recompress: "[type=idle|huge|huge_idle] [threshold=BYTES]
+ * [max_pages=N] [algo=NAME] [priority=N]".  Returns when the pages are
+ * done.
+ */
+static ssize_t recompress_store(struct device *dev,
+				struct device_attribute *attr, const char *buf,
+				size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	struct ozram_recomp_params params;
+	char *args;
+	int ret;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	args = kstrndup(buf, len, GFP_KERNEL);
+	if (!args)
+		return -ENOMEM;
+
+	down_read(&oz->init_lock);
+	ret = -EINVAL;
+	if (ozram_init_done(oz))
+		ret = ozram_recomp_parse(oz, args, &params);
+	if (!ret)
+		ret = ozram_recompress(oz, &params);
+	up_read(&oz->init_lock);
+	kfree(args);
+	return ret ? ret : len;
 }
 
 /* Streams are per CPU, as in zram: the value is reported, not used. */
@@ -298,12 +399,14 @@ static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 	struct ozram_snapshot s;
 
 	ozram_snapshot(dev_to_ozram(dev), &s);
+	/* zram's nine numbers, then the pages and bytes recompression saved. */
 	return sysfs_emit(buf,
-			  "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			  "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 			  s.orig_data_size, s.compr_data_size,
 			  s.mem_used_total, s.mem_limit, s.mem_used_max,
 			  s.same_pages, s.pages_compacted, s.huge_pages,
-			  s.huge_pages_since);
+			  s.huge_pages_since, s.recompressed_pages,
+			  s.recompress_saved);
 }
 
 static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
@@ -344,6 +447,9 @@ static ssize_t backend_stat_show(struct device *dev,
 	for (i = 0; i < OZRAM_RING_NR_STATS; i++)
 		len += sysfs_emit_at(buf, len, "%s: %llu\n",
 				     ozram_ring_stat_keys[i], s.ring[i]);
+	len += sysfs_emit_at(buf, len,
+			     "recompressed: %llu\nrecompress_saved: %llu\n",
+			     s.recompressed_pages, s.recompress_saved);
 	return len;
 }
 
@@ -351,6 +457,8 @@ static DEVICE_ATTR_RW(disksize);
 static DEVICE_ATTR_RO(initstate);
 static DEVICE_ATTR_WO(reset);
 static DEVICE_ATTR_RW(comp_algorithm);
+static DEVICE_ATTR_RW(recomp_algorithm);
+static DEVICE_ATTR_WO(recompress);
 static DEVICE_ATTR_RW(max_comp_streams);
 static DEVICE_ATTR_WO(mem_limit);
 static DEVICE_ATTR_WO(mem_used_max);
@@ -366,6 +474,8 @@ static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_initstate.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_comp_algorithm.attr,
+	&dev_attr_recomp_algorithm.attr,
+	&dev_attr_recompress.attr,
 	&dev_attr_max_comp_streams.attr,
 	&dev_attr_mem_limit.attr,
 	&dev_attr_mem_used_max.attr,

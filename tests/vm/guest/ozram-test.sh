@@ -14,7 +14,8 @@ OZRAM_KO=/run/ozram.ko
 KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption'
 
 # Field names of the stat files, in order (as zram documents them).
-MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since"
+# mm_stat: zram's nine, then ozram's recompression figures.
+MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since pages_recompressed recompress_saved"
 IO_STAT_FIELDS="failed_reads failed_writes invalid_io notify_free"
 
 # Busybox sh runs its own applets before searching PATH: use e2fsprogs'
@@ -112,6 +113,9 @@ known_workload() {
 }
 
 md5() { md5sum "$1" | cut -d' ' -f1; }
+
+# uptime_cs: the time since boot in hundredths of a second, for timing.
+uptime_cs() { awk '{ split($1, t, "."); print t[1] * 100 + t[2] }' /proc/uptime; }
 
 # Loads a module of the base image with its dependencies.
 load_module() { modprobe "$@" || fail "cannot load module $1"; }

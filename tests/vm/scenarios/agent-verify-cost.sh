@@ -12,8 +12,6 @@
 S=$(sysdir 0)
 D=$(dev 0)
 
-uptime_cs() { awk '{ split($1, t, "."); print t[1] * 100 + t[2] }' /proc/uptime; }
-
 pagegen --pages 8192 --seed 9 >/tmp/mixed.bin
 sum=$(md5 /tmp/mixed.bin)
 
