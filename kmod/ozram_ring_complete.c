@@ -4,7 +4,8 @@
  * writes is trusted: the completion is a private copy, checked and claimed
  * by the slot rules (ozram_ring_slots.c); its bytes are copied out of the
  * mapping before use and, with verify=1, decoded and compared with the
- * staged copy.  Whatever fails, the kernel compresses the staged copy
+ * staged copy.  A RAW result carries no bytes that are used: the staged
+ * copy is stored.  Whatever fails, the kernel compresses the staged copy
  * itself, so a written page is never lost.  Results go to ozram_io.c,
  * which alone changes the device's slots.
  */
@@ -67,7 +68,9 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 				   OZRAM_SRC_AGENT_GPU : OZRAM_SRC_AGENT_CPU;
 	int ret;
 
-	ozram_ring_copy_output(ref->ring_slot, cqe->length, r->copy_buf);
+	if (cqe->encoding != OZRAM_RING_ENC_RAW)
+		ozram_ring_copy_output(ref->ring_slot, cqe->length,
+				       r->copy_buf);
 	if (!ozram_ring_result_matches(cqe, r->copy_buf, staged,
 				       r->decode_buf, ozram_ring_verify(),
 				       ozram_ring_decode, (void *)owner))
@@ -119,7 +122,8 @@ void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner
 	unsigned int len = 0;
 
 	if (cqe) {
-		ozram_ring_copy_output(slot, cqe->length, r->copy_buf);
+		if (cqe->encoding != OZRAM_RING_ENC_RAW)
+			ozram_ring_copy_output(slot, cqe->length, r->copy_buf);
 		if (!ozram_ring_result_matches(cqe, r->copy_buf,
 					       ozram_ring_staged_data(slot),
 					       r->decode_buf,
@@ -134,7 +138,7 @@ void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner
 			len = cqe->length;
 		} else if (cqe->encoding == OZRAM_RING_ENC_RAW) {
 			/* It does not compress: the batch keeps the object. */
-			result = r->copy_buf;
+			result = ozram_ring_staged_data(slot);
 			len = PAGE_SIZE;
 		}
 		/* Same-filled was checked when written: the kernel redoes it. */

@@ -108,8 +108,9 @@ enum ozram_ring_take_back ozram_ring_slots_take_back(struct ozram_ring_slots *s,
  * any time); @scratch is a page of scratch memory.  A compressed result is
  * decoded with @decode(@ctx, ...), the decoder of the posting's algorithm,
  * which returns 0 when the bytes give exactly one page.  With @verify
- * false, compressed and RAW results are taken as they are; a same-filled
- * word is always checked against the staged page.
+ * false, compressed results are taken as they are; a same-filled word is
+ * always checked against the staged page.  A RAW result always matches:
+ * the producer stores its staged copy and never reads the agent's bytes.
  */
 bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
 			       const void *out, const void *staged,

@@ -21,7 +21,7 @@
 #define OZRAM_RING_MAGIC	0x4d525a4fU	/* "OZRM" in little endian */
 /* Major: incompatible layout change.  Minor: compatible additions only. */
 #define OZRAM_RING_ABI_MAJOR	1
-#define OZRAM_RING_ABI_MINOR	3
+#define OZRAM_RING_ABI_MINOR	4
 
 #define OZRAM_RING_PAGE_SIZE	4096U
 #define OZRAM_RING_CACHELINE	64U
@@ -137,7 +137,12 @@ enum ozram_ring_algorithm {
 /* How the agent stored the page in output slot `slot`. */
 enum ozram_ring_encoding {
 	OZRAM_RING_ENC_LZ4 = 1,		/* LZ4 block, 1..huge_threshold bytes */
-	OZRAM_RING_ENC_RAW = 2,		/* the page as is, page_size bytes */
+	/*
+	 * The page does not compress: the producer stores its staged copy.
+	 * No bytes (length 0) from ABI 1.4; an older agent's page_size bytes
+	 * are accepted and never read.
+	 */
+	OZRAM_RING_ENC_RAW = 2,
 	OZRAM_RING_ENC_SAME_FILLED = 3,	/* `fill` repeated, 0 bytes */
 	/*
 	 * ABI 1.3, with OZRAM_RING_FEAT_ALGORITHMS: the page in the algorithm
@@ -353,6 +358,17 @@ ozram_ring_producer_cqe_flags(const struct ozram_ring_header *h)
 }
 
 /*
+ * The length of an OZRAM_RING_ENC_RAW completion for a producer with header
+ * `h`: 0 from ABI 1.4, which stores its staged copy and reads no bytes;
+ * older producers want the page copied into the output slot.
+ */
+static inline __u32
+ozram_ring_producer_raw_length(const struct ozram_ring_header *h)
+{
+	return h->abi_minor >= 4 ? 0 : OZRAM_RING_PAGE_SIZE;
+}
+
+/*
  * The producer's check of one completion.  `cqe` must be a private copy
  * (read each field of the shared entry once); `generations` holds the
  * current generation of each of the `slots` slots.  OZRAM_RING_OK with a
@@ -384,7 +400,7 @@ ozram_ring_check_cqe(const struct ozram_ring_cqe *cqe, __u32 slots,
 			return OZRAM_RING_BAD_LENGTH;
 		return OZRAM_RING_OK;
 	case OZRAM_RING_ENC_RAW:
-		if (cqe->length != OZRAM_RING_PAGE_SIZE)
+		if (cqe->length != 0 && cqe->length != OZRAM_RING_PAGE_SIZE)
 			return OZRAM_RING_BAD_LENGTH;
 		return OZRAM_RING_OK;
 	case OZRAM_RING_ENC_SAME_FILLED:

@@ -56,7 +56,8 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
-      gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU) {
+      gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
+      raw_length_(ozram_ring_producer_raw_length(&transport.view().header)) {
     // Reserve the largest batch once; BatchResult::reset() keeps capacity.
     result_.reset(transport.view().header.slots);
 }
@@ -188,10 +189,13 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t
                 std::memcpy(output, result_.bytes(page).data(), page.size);
                 cqe.length = page.size;
             } else {
-                // Raw, or LZ4 above the ring's threshold: stored as it is.
-                std::memcpy(output, pages_[i], PAGE_SIZE);
+                // Raw, or LZ4 above the ring's threshold: the producer stores
+                // the page it staged, and from ABI 1.4 wants no copy of it.
                 cqe.encoding = ring_encoding(PageEncoding::Raw);
-                cqe.length = PAGE_SIZE;
+                cqe.length = raw_length_;
+                if (raw_length_ != 0) {
+                    std::memcpy(output, pages_[i], PAGE_SIZE);
+                }
             }
             cqe.flags = cqe_flags;
             ++stats_.pages;

@@ -64,6 +64,9 @@ class DrainLoop {
     std::vector<const std::uint8_t*> pages_;
     // OZRAM_RING_CQE_F_GPU if the producer's minor version knows it, else 0.
     std::uint32_t gpu_flag_;
+    // The length of a RAW completion: 0 when the producer keeps its staged
+    // copy (ABI 1.4), else a page copied into the output slot.
+    std::uint32_t raw_length_;
     BatchResult result_;
     DrainStats stats_;
 };

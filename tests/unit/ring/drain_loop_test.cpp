@@ -166,6 +166,40 @@ TEST(DrainLoop, HugeThresholdOfTheRingIsHonoured) {
     EXPECT_EQ(outcome.rejected, 0u) << "an LZ4 length above the threshold was posted";
 }
 
+// A producer of ABI 1.3 or older reads a RAW page from the output slot; from
+// 1.4 it keeps its staged copy and the agent copies nothing.
+TEST(DrainLoop, RawPagesAreCopiedOnlyForProducersBefore14) {
+    const ozram::Page page = mixed_pages(2)[1];  // incompressible
+    for (const std::uint16_t minor : {std::uint16_t{3}, std::uint16_t{OZRAM_RING_ABI_MINOR}}) {
+        SCOPED_TRACE("producer 1." + std::to_string(minor));
+        HeapRing ring(4, 4, 0, 3072, minor);
+        FixedPicker picker(ozram::Backend::Scalar);
+        DrainLoop loop(ring, picker);
+        loop.set_batching(1, 0us);
+        RingProducer producer(ring.view());
+        std::memset(ring.view().output_slot(0), 0, OZRAM_RING_PAGE_SIZE);
+        producer.stage(page.data(), 0, 0);
+        producer.publish();
+        ASSERT_EQ(loop.step(0us), Step::Drained);
+        std::size_t seen = 0;
+        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
+            EXPECT_EQ(verdict, OZRAM_RING_OK);
+            EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
+            const std::uint8_t* output = ring.view().output_slot(cqe.slot);
+            if (minor < 4) {
+                EXPECT_EQ(cqe.length, OZRAM_RING_PAGE_SIZE);
+                EXPECT_EQ(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0);
+            } else {
+                EXPECT_EQ(cqe.length, 0u);
+                EXPECT_NE(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0)
+                    << "the page was copied for a producer that keeps its own";
+            }
+            ++seen;
+        });
+        EXPECT_EQ(seen, 1u);
+    }
+}
+
 // The agent's huge threshold means what the ring's does: the largest LZ4
 // length kept.  With both at a page's exact LZ4 length the page is posted as
 // LZ4 and accepted; one byte lower it comes back raw.
@@ -195,7 +229,7 @@ TEST(DrainLoop, AgentAndRingAgreeOnTheLargestLz4Page) {
                 EXPECT_EQ(cqe.length, length);
             } else {
                 EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
-                EXPECT_EQ(cqe.length, OZRAM_RING_PAGE_SIZE);
+                EXPECT_EQ(cqe.length, 0u) << "an ABI 1.4 producer keeps its staged copy";
             }
             ++seen;
         });

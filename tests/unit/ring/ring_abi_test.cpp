@@ -122,6 +122,7 @@ class CqeCheck : public ::testing::Test {
 TEST_F(CqeCheck, AcceptsWellFormedCompletionsOfEachEncoding) {
     EXPECT_EQ(check(lz4(1)), OZRAM_RING_OK);
     EXPECT_EQ(check(lz4(THRESHOLD)), OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, 0, 0, 0}), OZRAM_RING_OK);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, OZRAM_RING_PAGE_SIZE, 0, 0}), OZRAM_RING_OK);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 0, 0, 0xdeadbeef}), OZRAM_RING_OK);
     // An error status gives the page back; encoding and length do not matter.
@@ -143,6 +144,8 @@ TEST_F(CqeCheck, RejectsEveryKindOfMalformedCompletion) {
     EXPECT_EQ(check(lz4(THRESHOLD + 1)), OZRAM_RING_BAD_LENGTH);
     EXPECT_EQ(check(lz4(OZRAM_RING_PAGE_SIZE + 1)), OZRAM_RING_BAD_LENGTH);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, 100, 0, 0}), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, OZRAM_RING_PAGE_SIZE - 1, 0, 0}),
+              OZRAM_RING_BAD_LENGTH);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 8, 0, 0}), OZRAM_RING_BAD_LENGTH);
 
     EXPECT_EQ(check({3, 5, 0, 0, 100, 0, 0}), OZRAM_RING_BAD_ENCODING);
@@ -188,8 +191,8 @@ TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
     ozram_ring_header header;
     ozram_ring_init_header(&header, 8, 8, 3072);
     EXPECT_EQ(OZRAM_RING_ABI_MAJOR, 1);
-    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 3);
-    EXPECT_EQ(header.abi_minor, 3);
+    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 4);
+    EXPECT_EQ(header.abi_minor, 4);
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), OZRAM_RING_CQE_F_GPU);
     header.abi_minor = 0;
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), 0u);
@@ -198,6 +201,16 @@ TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
     // A later minor version knows at least what 1.1 knows.
     header.abi_minor = 7;
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header) & OZRAM_RING_CQE_F_GPU, OZRAM_RING_CQE_F_GPU);
+}
+
+TEST(RingAbi, RawCompletionsCarryAPageOnlyForProducersBefore14) {
+    ozram_ring_header header;
+    ozram_ring_init_header(&header, 8, 8, 3072);
+    EXPECT_EQ(ozram_ring_producer_raw_length(&header), 0u);
+    header.abi_minor = 3;
+    EXPECT_EQ(ozram_ring_producer_raw_length(&header), OZRAM_RING_PAGE_SIZE);
+    header.abi_minor = 0;
+    EXPECT_EQ(ozram_ring_producer_raw_length(&header), OZRAM_RING_PAGE_SIZE);
 }
 
 TEST(SqeCheck, RejectsSlotsOutOfRangeAndUnknownFlags) {

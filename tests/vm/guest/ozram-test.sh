@@ -242,7 +242,8 @@ ring_steady() {
 agent_pid() { cat $OZRAMD_PIDFILE 2>/dev/null || true; }
 
 # start_agent [OZRAMD-OPTION...]: starts ozramd (AGENT=cpu only) and waits
-# up to 120 s for it to attach.
+# up to 120 s for it to attach.  When the ozramd it started last still runs,
+# it returns at once (and fails if options were given: they would not apply).
 start_agent() {
 	case ${AGENT:-none} in
 	none) return 0 ;;
@@ -252,6 +253,14 @@ start_agent() {
 		return 1
 		;;
 	esac
+	if pid_alive "$(agent_pid)" && [ "$(cat "/proc/$(agent_pid)/comm" 2>/dev/null)" = ozramd ]; then
+		[ $# = 0 ] || {
+			echo "start_agent: ozramd $(agent_pid) still runs; stop it before passing options"
+			return 1
+		}
+		echo "agent: ozramd $(agent_pid) already runs"
+		return 0
+	fi
 	[ -e /dev/ozram-ring ] || {
 		[ "${LOAD_MODULE:-1}" = 0 ] && return 0 # the script loads it
 		echo "start_agent: no /dev/ozram-ring"
