@@ -1,5 +1,7 @@
 #include "drain_loop.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -47,7 +49,20 @@ std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
     return gpu ? gpu->fallback_batches() : 0;
 }
 
+// The CPU time of the calling thread, system time included.
+std::chrono::nanoseconds thread_cpu_time() {
+    timespec now{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
 }  // namespace
+
+void DrainLoop::ring_doorbell() {
+    const auto before = thread_cpu_time();
+    transport_.notify_completions();
+    stats_.doorbell_cpu += thread_cpu_time() - before;
+}
 
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
     : transport_(transport),
@@ -156,7 +171,7 @@ bool DrainLoop::wait_for_cq_room() {
     }
     // Let the producer see what is posted so far, then give it time to reap.
     queues_.publish();
-    transport_.notify_completions();
+    ring_doorbell();
     const auto deadline = Clock::now() + CQ_ROOM_TIMEOUT;
     while (queues_.cq_space() == 0) {
         if (Clock::now() >= deadline) {
@@ -209,7 +224,7 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t
         queues_.post(cqe);
     }
     queues_.publish();
-    transport_.notify_completions();
+    ring_doorbell();
 }
 
 }  // namespace ozram::daemon

@@ -166,12 +166,16 @@ int serve(const Options& options, const Config& initial) {
     transport->detach();
     const DrainStats& stats = loop.stats();
     const auto& batches = compressors->batches();
-    log_info("detached: " + std::to_string(stats.pages) + " pages (" +
-             std::to_string(stats.gpu_pages) + " on the GPU) in " + std::to_string(stats.batches) +
-             " batches (gpu " + std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) +
-             ", scalar " + std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) +
-             " bytes out, " + std::to_string(stats.failed_pages) + " failed, " +
-             std::to_string(stats.rejected_sqes) + " bad submissions");
+    log_info(
+        "detached: " + std::to_string(stats.pages) + " pages (" + std::to_string(stats.gpu_pages) +
+        " on the GPU) in " + std::to_string(stats.batches) + " batches (gpu " +
+        std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) + ", scalar " +
+        std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) + " bytes out, " +
+        std::to_string(stats.failed_pages) + " failed, " + std::to_string(stats.rejected_sqes) +
+        " bad submissions, " +
+        std::to_string(
+            std::chrono::duration_cast<std::chrono::milliseconds>(stats.doorbell_cpu).count()) +
+        " ms of CPU in the producer's doorbell");
     if (compressors->has_gpu()) {
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +
                  ", copied first: " + std::to_string(compressors->gpu_pages_copied()));
