@@ -22,7 +22,7 @@ class GpuTest : public ::testing::Test {
     void SetUp() override {
         if (!ozram::gpu_available())
             GTEST_SKIP() << "no CUDA device found: the GPU tests need one (compute capability "
-                            ">= 7.0 and a working driver)";
+                            ">= 9.0 and a working driver)";
     }
 };
 

@@ -28,9 +28,11 @@ TEST(GpuWithoutCuda, SupportedDeviceRuleStillWorks) {
     GpuDeviceInfo info;
     info.compute_capability = {9, 0};
     EXPECT_TRUE(info.is_supported());
+    info.compute_capability = {10, 0};
+    EXPECT_TRUE(info.is_supported()) << "newer chips JIT the compute_90 PTX";
+    info.compute_capability = {8, 9};
+    EXPECT_FALSE(info.is_supported()) << "the build carries no code for Ada";
     info.compute_capability = {7, 0};
-    EXPECT_TRUE(info.is_supported());
-    info.compute_capability = {6, 1};
     EXPECT_FALSE(info.is_supported());
 }
 

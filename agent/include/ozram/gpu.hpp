@@ -25,7 +25,7 @@ struct GpuDeviceInfo {
     // Read from the device.  Throws Error(ENODEV) when there is none.
     [[nodiscard]] static GpuDeviceInfo query(int index = 0);
 
-    // Compute capability 7.0 or newer.
+    // Compute capability 9.0 or newer: the devices the build carries code for.
     [[nodiscard]] bool is_supported() const;
 };
 

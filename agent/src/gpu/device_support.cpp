@@ -6,9 +6,10 @@ namespace ozram {
 
 namespace {
 
-// Volta: independent thread scheduling and __match_any_sync, which the
-// kernels rely on.
-constexpr int MIN_COMPUTE_MAJOR = 7;
+// The build carries sm_90 machine code and compute_90 PTX (CMakeLists.txt),
+// which no older device can run or JIT; the kernels also rely on
+// independent thread scheduling and __match_any_sync (Volta and newer).
+constexpr int MIN_COMPUTE_MAJOR = 9;
 
 }  // namespace
 

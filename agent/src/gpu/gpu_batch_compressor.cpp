@@ -328,7 +328,7 @@ std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchCon
     if (!device.is_supported()) {
         throw Error(ENODEV, device.name + ": compute capability " +
                                 std::to_string(device.compute_capability.first) + "." +
-                                std::to_string(device.compute_capability.second) + " is below 7.0");
+                                std::to_string(device.compute_capability.second) + " is below 9.0");
     }
     try {
         return std::unique_ptr<GpuBatchCompressor>(
