@@ -88,8 +88,12 @@ int ozram_init_device(struct ozram *oz, u64 disksize);
 void ozram_reset_device(struct ozram *oz);
 int ozram_compact(struct ozram *oz);
 
-/* sysfs */
+/* sysfs (ozram_sysfs.c) */
 extern const struct attribute_group *ozram_disk_groups[];
+/* Whether a sysfs write holds a NUL byte: such a write is refused whole. */
+bool ozram_sysfs_has_nul(const char *buf, size_t len);
+
+/* The control class (ozram_control.c) */
 int ozram_control_register(void);
 void ozram_control_unregister(void);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path: the pages of a device, and the only code that writes its
- * slot table.
+ * ozram data path: the pages of a device.  With ozram_io_recomp.c and
+ * ozram_io_idle.c it is the only code that writes a device's slot table.
  *
  * A slot holds nothing (reads as zeroes), a repeated word, a page staged
  * for the agent, or a zsmalloc object that is either LZ4 data or, when LZ4
@@ -18,7 +18,6 @@
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/zsmalloc.h>
@@ -26,18 +25,12 @@
 #include "ozram_comp.h"
 #include "ozram_drv.h"
 #include "ozram_io.h"
-#include "ozram_recomp.h"
+#include "ozram_io_internal.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"
 
-/* zsmalloc flags for allocations that must not sleep. */
-#define OZRAM_GFP_NOWAIT (__GFP_KSWAPD_RECLAIM | __GFP_NOWARN | \
-			  __GFP_HIGHMEM | __GFP_MOVABLE)
-/* zsmalloc flags for allocations that may reclaim. */
-#define OZRAM_GFP_WAIT (GFP_NOIO | __GFP_HIGHMEM | __GFP_MOVABLE)
-
 /* Drops whatever the slot holds; the slot lock must be held. */
-static void ozram_free_slot(struct ozram *oz, u32 index)
+void ozram_free_slot(struct ozram *oz, u32 index)
 {
 	struct ozram_stats *st = &oz->stats;
 	struct ozram_slot *slot = &oz->table[index];
@@ -87,7 +80,7 @@ out:
 /* ---- read path ------------------------------------------------------- */
 
 /* Slot lock held: the object of slot @index, stored raw or compressed. */
-static int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
+int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 {
 	unsigned long handle = oz->table[index].handle;
 	unsigned int size = ozram_get_obj_size(oz, index);
@@ -446,136 +439,7 @@ int ozram_decode(struct ozram *oz, u32 prio, const void *src,
 	return ret;
 }
 
-/* ---- recompression (driven by ozram_recomp.c) ------------------------ */
-
-/*
- * Whether slot @index may be recompressed with the algorithm of priority
- * @prio: a stored object, neither staged nor same-filled nor being
- * recompressed nor known not to shrink, of the kind @p asks for, at least
- * @p->threshold bytes, compressed with an algorithm of lower priority.
- * Slot lock held.
- */
-static bool ozram_recomp_candidate(struct ozram *oz, u32 index,
-				   const struct ozram_recomp_params *p,
-				   u32 prio)
-{
-	if (!oz->table[index].handle ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE))
-		return false;
-	if ((p->mode & OZRAM_RECOMP_IDLE) &&
-	    !ozram_test_flag(oz, index, OZRAM_SLOT_IDLE))
-		return false;
-	if ((p->mode & OZRAM_RECOMP_HUGE) &&
-	    !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE))
-		return false;
-	return ozram_get_obj_size(oz, index) >= p->threshold &&
-	       ozram_get_priority(oz, index) < prio;
-}
-
-int ozram_recomp_pick(struct ozram *oz, u32 index,
-		      const struct ozram_recomp_params *p, u32 prio,
-		      struct page *page)
-{
-	unsigned int size;
-	int ret;
-
-	ozram_slot_lock(oz, index);
-	if (!ozram_recomp_candidate(oz, index, p, prio)) {
-		ozram_slot_unlock(oz, index);
-		return 0;
-	}
-	size = ozram_get_obj_size(oz, index);
-	ret = ozram_read_object(oz, index, page);
-	if (!ret) {
-		/* Touched, as zram's recompression counts it: no longer idle. */
-		ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
-		ozram_set_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
-	}
-	ozram_slot_unlock(oz, index);
-	return ret ? ret : size;
-}
-
-/*
- * Whether @len bytes save memory over @old: zsmalloc stores objects in
- * classes 16 bytes apart, so a smaller size in the same step saves
- * nothing, and from the huge class size on a page is stored raw anyway.
- */
-static bool ozram_recomp_saves(unsigned int old, unsigned int len)
-{
-	return len < ozram_huge_class_size &&
-	       DIV_ROUND_UP(len, 16) < DIV_ROUND_UP(old, 16);
-}
-
-int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
-		       unsigned int len, u32 prio, enum ozram_source source,
-		       u32 threshold, bool mark)
-{
-	struct ozram_stats *st = &oz->stats;
-	bool fits = len && len < PAGE_SIZE && (!threshold || len < threshold);
-	unsigned long handle = 0;
-	unsigned int old;
-	void *dst;
-	int ret;
-
-	/* No reclaim: the page is stored already, as zram recompresses. */
-	if (fits) {
-		handle = zs_malloc(oz->mem_pool, len, OZRAM_GFP_NOWAIT);
-		if (IS_ERR_VALUE(handle)) {
-			handle = 0;
-		} else {
-			dst = zs_map_object(oz->mem_pool, handle, ZS_MM_WO);
-			memcpy(dst, buf, len);
-			zs_unmap_object(oz->mem_pool, handle);
-		}
-	}
-
-	ozram_slot_lock(oz, index);
-	if (!ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING)) {
-		ret = -ESTALE;		/* overwritten or discarded meanwhile */
-		goto out;
-	}
-	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
-	old = ozram_get_obj_size(oz, index);
-	if (fits && !handle) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (!fits || !ozram_recomp_saves(old, len)) {
-		if (mark)
-			ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
-		ret = 0;
-		goto out;
-	}
-	ozram_free_slot(oz, index);
-	oz->table[index].handle = handle;
-	handle = 0;
-	ozram_set_obj_size(oz, index, len);
-	ozram_set_priority(oz, index, prio);
-	ozram_set_slot_source(oz, index, source);
-	atomic64_inc(&st->source_pages[source]);
-	atomic64_add(len, &st->compr_data_size);
-	atomic64_inc(&st->pages_stored);
-	atomic64_inc(&st->recompressed_pages);
-	atomic64_add(old - len, &st->recompress_saved);
-	ret = 1;
-out:
-	ozram_slot_unlock(oz, index);
-	if (handle)
-		zs_free(oz->mem_pool, handle);
-	return ret;
-}
-
-void ozram_recomp_abandon(struct ozram *oz, u32 index)
-{
-	ozram_slot_lock(oz, index);
-	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
-	ozram_slot_unlock(oz, index);
-}
-
-/* ---- freeing and marking slots ---------------------------------------- */
+/* ---- freeing slots ------------------------------------------------------ */
 
 void ozram_discard_page(struct ozram *oz, u32 index)
 {
@@ -591,51 +455,6 @@ bool ozram_try_discard_page(struct ozram *oz, u32 index)
 	ozram_free_slot(oz, index);
 	ozram_slot_unlock(oz, index);
 	return true;
-}
-
-void ozram_mark_accessed(struct ozram *oz, u32 index)
-{
-	ozram_slot_lock(oz, index);
-	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
-	oz->table[index].ac_time = ktime_get_boottime();
-	ozram_slot_unlock(oz, index);
-}
-
-void ozram_mark_idle(struct ozram *oz, ktime_t cutoff)
-{
-	u32 num_pages = oz->disksize >> PAGE_SHIFT;
-	u32 index;
-
-	for (index = 0; index < num_pages; index++) {
-		ozram_slot_lock(oz, index);
-		if (ozram_slot_allocated(oz, index) &&
-		    ktime_before(oz->table[index].ac_time, cutoff))
-			ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
-		ozram_slot_unlock(oz, index);
-		cond_resched();
-	}
-}
-
-/*
- * One line of debugfs block_state, zram's format: the page, the boot time
- * of its last access, and s(ame-filled), w(ritten back), h(uge), i(dle).
- * Nothing for a slot that holds nothing.  init_lock held for reading.
- */
-void ozram_show_block_state(struct seq_file *m, struct ozram *oz, u32 index)
-{
-	struct timespec64 ts;
-
-	ozram_slot_lock(oz, index);
-	if (ozram_slot_allocated(oz, index)) {
-		ts = ktime_to_timespec64(oz->table[index].ac_time);
-		seq_printf(m, "%12u %12lld.%06lu %c%c%c%c\n", index,
-			   (s64)ts.tv_sec, ts.tv_nsec / NSEC_PER_USEC,
-			   ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ? 's' : '.',
-			   '.',
-			   ozram_test_flag(oz, index, OZRAM_SLOT_HUGE) ? 'h' : '.',
-			   ozram_test_flag(oz, index, OZRAM_SLOT_IDLE) ? 'i' : '.');
-	}
-	ozram_slot_unlock(oz, index);
 }
 
 int ozram_alloc_slots(struct ozram *oz, u64 disksize)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ozram data path: the only code that writes a device's slot table
- * (ozram_io.c).  The block device entry points, the device code and the
- * offload ring reach the slots through these functions alone.
+ * (ozram_io.c, ozram_io_recomp.c, ozram_io_idle.c).  The block device
+ * entry points, the device code and the offload ring reach the slots
+ * through these functions alone.
  */
 #ifndef OZRAM_IO_H
 #define OZRAM_IO_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ozram slot table: accessors of the per-page slots, for ozram_io.c, the
- * only code that writes the table.  Every helper that reads or changes a
+ * ozram slot table: accessors of the per-page slots, for the data path
+ * (ozram_io*.c), the only code that writes the table.  Every helper that reads or changes a
  * slot needs the slot's bit spinlock, taken with ozram_slot_lock(), except
  * while the device is being set up or torn down.
  */

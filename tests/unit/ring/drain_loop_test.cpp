@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -101,6 +102,26 @@ Outcome run_pages(HeapRing& ring, DrainLoop& loop, const std::vector<ozram::Page
     return outcome;
 }
 
+// Posts `page` alone, lets the loop answer it, and returns the one
+// completion the producer reaps (checked to be accepted).
+ozram_ring_cqe answer_one(HeapRing& ring, ozram::daemon::CompressorPicker& picker,
+                          const ozram::Page& page) {
+    DrainLoop loop(ring, picker);
+    RingProducer producer(ring.view());
+    producer.stage(page.data(), 0, 0);
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    ozram_ring_cqe answer{};
+    std::size_t seen = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
+        EXPECT_EQ(verdict, OZRAM_RING_OK);
+        answer = cqe;
+        ++seen;
+    });
+    EXPECT_EQ(seen, 1u);
+    return answer;
+}
+
 TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
     for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Cpu}) {
         HeapRing ring(64, 64);
@@ -174,29 +195,18 @@ TEST(DrainLoop, RawPagesAreCopiedOnlyForProducersBefore14) {
         SCOPED_TRACE("producer 1." + std::to_string(minor));
         HeapRing ring(4, 4, 0, 3072, minor);
         FixedPicker picker(ozram::Backend::Scalar);
-        DrainLoop loop(ring, picker);
-        loop.set_batching(1, 0us);
-        RingProducer producer(ring.view());
         std::memset(ring.view().output_slot(0), 0, OZRAM_RING_PAGE_SIZE);
-        producer.stage(page.data(), 0, 0);
-        producer.publish();
-        ASSERT_EQ(loop.step(0us), Step::Drained);
-        std::size_t seen = 0;
-        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
-            EXPECT_EQ(verdict, OZRAM_RING_OK);
-            EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
-            const std::uint8_t* output = ring.view().output_slot(cqe.slot);
-            if (minor < 4) {
-                EXPECT_EQ(cqe.length, OZRAM_RING_PAGE_SIZE);
-                EXPECT_EQ(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0);
-            } else {
-                EXPECT_EQ(cqe.length, 0u);
-                EXPECT_NE(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0)
-                    << "the page was copied for a producer that keeps its own";
-            }
-            ++seen;
-        });
-        EXPECT_EQ(seen, 1u);
+        const ozram_ring_cqe cqe = answer_one(ring, picker, page);
+        EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
+        const std::uint8_t* output = ring.view().output_slot(cqe.slot);
+        if (minor < 4) {
+            EXPECT_EQ(cqe.length, OZRAM_RING_PAGE_SIZE);
+            EXPECT_EQ(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0);
+        } else {
+            EXPECT_EQ(cqe.length, 0u);
+            EXPECT_NE(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0)
+                << "the page was copied for a producer that keeps its own";
+        }
     }
 }
 
@@ -216,24 +226,14 @@ TEST(DrainLoop, AgentAndRingAgreeOnTheLargestLz4Page) {
         SCOPED_TRACE("threshold " + std::to_string(threshold));
         HeapRing ring(4, 4, 0, threshold);
         FixedPicker picker(ozram::Backend::Scalar, {.huge_threshold = threshold});
-        DrainLoop loop(ring, picker);
-        RingProducer producer(ring.view());
-        producer.stage(page.data(), 0, 0);
-        producer.publish();
-        ASSERT_EQ(loop.step(0us), Step::Drained);
-        std::size_t seen = 0;
-        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
-            EXPECT_EQ(verdict, OZRAM_RING_OK);
-            if (threshold == length) {
-                EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_LZ4);
-                EXPECT_EQ(cqe.length, length);
-            } else {
-                EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
-                EXPECT_EQ(cqe.length, 0u) << "an ABI 1.4 producer keeps its staged copy";
-            }
-            ++seen;
-        });
-        EXPECT_EQ(seen, 1u);
+        const ozram_ring_cqe cqe = answer_one(ring, picker, page);
+        if (threshold == length) {
+            EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_LZ4);
+            EXPECT_EQ(cqe.length, length);
+        } else {
+            EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
+            EXPECT_EQ(cqe.length, 0u) << "an ABI 1.4 producer keeps its staged copy";
+        }
     }
 }
 

@@ -17,12 +17,7 @@ TO=lz4
 # round kernel|agent: one timed recompression; appends "WHO CS SAVED".
 round() {
 	if [ "$1" = kernel ]; then stop_agent; else start_agent >/dev/null || fail "no agent"; fi
-	sysfs_set $S/comp_algorithm $FROM
-	sysfs_set $S/recomp_algorithm "algo=$TO"
-	dev_setup 0 128M
-	dd if=/tmp/text.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
-	ring_settle 0
-	sysfs_set $S/idle all
+	fill_idle $FROM $TO /tmp/text.bin
 	t0=$(uptime_cs)
 	sysfs_set $S/recompress "type=idle"
 	t1=$(uptime_cs)

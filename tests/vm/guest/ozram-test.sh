@@ -97,6 +97,18 @@ dev_setup() {
 
 dev_reset() { sysfs_set "$(sysdir "$1")/reset" 1; }
 
+# fill_idle FROM TO FILE: initialises device 0 (128 MiB) to compress with
+# FROM and recompress with TO, writes FILE to it, waits until no page is
+# staged, and marks every page idle: what a recompression starts from.
+fill_idle() {
+	sysfs_set "$(sysdir 0)/comp_algorithm" "$1"
+	sysfs_set "$(sysdir 0)/recomp_algorithm" "algo=$2"
+	sysfs_set "$(sysdir 0)/disksize" 128M
+	dd if="$3" of="$(dev 0)" bs=1M oflag=direct 2>/dev/null || fail "write of $3 failed"
+	ring_settle 0
+	sysfs_set "$(sysdir 0)/idle" all
+}
+
 # The workload whose counters the netlink and ozramctl scenarios compare with
 # sysfs, on device DEV (a path): 512 text pages, 100 zero pages, 64 random
 # pages, the last 8 of them discarded (notify_free), then all 676 read back.

@@ -42,16 +42,7 @@ check_eq "$(cat $S/recomp_algorithm)" "#1: lzo lzo-rle lz4 lz4hc [zstd] deflate
 sysfs_set $S/reset 1
 check_eq "$(cat $S/recomp_algorithm)" "" "recomp_algorithm after a reset, as zram's"
 
-# fill: initialises the device to compress with $FROM and recompress with
-# $TO, writes the text pages, and marks them idle.
-fill() {
-	sysfs_set $S/comp_algorithm $FROM
-	sysfs_set $S/recomp_algorithm "algo=$TO"
-	dev_setup 0 128M
-	dd if=/tmp/text.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
-	ring_settle 0
-	sysfs_set $S/idle all
-}
+fill() { fill_idle $FROM $TO /tmp/text.bin; }
 
 # recompressed WHAT: checks every byte and the accounting of a finished
 # recompression, and appends "WHAT PAGES SAVED" to /tmp/results.
