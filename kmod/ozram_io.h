@@ -45,8 +45,10 @@ bool ozram_try_discard_page(struct ozram *oz, u32 index);
  * algorithm, by @source) in place of the object if the slot still holds
  * what was picked, they are below @threshold (0: any) and they save
  * memory; a page that does not shrink is marked, with @mark, so that it
- * is not tried again.  Return: 1 stored, 0 kept, -ESTALE changed meanwhile,
- * -ENOMEM no memory.  ozram_recomp_abandon() gives a picked slot up.
+ * is not tried again; a slot stored or kept is no longer idle.  Return: 1
+ * stored, 0 kept, -ESTALE changed meanwhile, -ENOMEM no memory (still
+ * idle).  ozram_recomp_abandon() gives a picked slot up, idle as it was, so
+ * that the pass can pick it again for the kernel to do.
  */
 int ozram_recomp_pick(struct ozram *oz, u32 index,
 		      const struct ozram_recomp_params *p, u32 prio,

@@ -60,11 +60,8 @@ int ozram_recomp_pick(struct ozram *oz, u32 index,
 	}
 	size = ozram_get_obj_size(oz, index);
 	ret = ozram_read_object(oz, index, page);
-	if (!ret) {
-		/* Touched, as zram's recompression counts it: no longer idle. */
-		ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+	if (!ret)
 		ozram_set_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
-	}
 	ozram_slot_unlock(oz, index);
 	return ret ? ret : size;
 }
@@ -111,9 +108,11 @@ int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
 	old = ozram_get_obj_size(oz, index);
 	if (fits && !handle) {
-		ret = -ENOMEM;
+		ret = -ENOMEM;		/* still idle: the pass redoes it */
 		goto out;
 	}
+	/* Tried, as zram's recompression counts it: no longer idle. */
+	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
 	if (!fits || !ozram_recomp_saves(old, len)) {
 		if (mark)
 			ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);

@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "ozram/algorithm.hpp"
 #include "ozram/batch_result.hpp"
 #include "ozram/page.hpp"
 
@@ -34,6 +35,7 @@ struct CpuConfig {
     unsigned threads = 0;  // 0: every online core (Scalar ignores this: 1)
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;  // largest LZ4 block kept
     int lz4_acceleration = 1;                             // liblz4's acceleration factor
+    Algorithm algorithm = Algorithm::Lz4;                 // the format pages are compressed in
 };
 
 class PageCompressor {

@@ -19,6 +19,7 @@ enum class PageEncoding : std::uint8_t {
     Lz4,         // an LZ4 block (standard block format, no framing)
     Raw,         // incompressible ("huge" in zram): the PAGE_SIZE bytes as they are
     SameFilled,  // one machine word repeated over the page; no payload
+    Compressed,  // a block in the compressor's algorithm other than LZ4 (CpuConfig)
 };
 
 // Where a compressed page's bytes are: a range of its BatchResult's payload.

@@ -28,6 +28,7 @@ class CpuCompressor final : public PageCompressor {
     [[nodiscard]] std::size_t grain(std::size_t pages) const;
 
     Backend backend_;
+    Algorithm algorithm_;
     ThreadPool pool_;
     std::vector<PageEncoder> encoders_;  // one per pool slot
 };

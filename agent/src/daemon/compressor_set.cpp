@@ -44,10 +44,18 @@ void warm_up(PageCompressor& compressor, const std::vector<Page>& pages) {
 
 }  // namespace
 
+PageCompressor& CompressorPicker::pick_for(Algorithm algorithm, std::size_t pages) {
+    if (algorithm != Algorithm::Lz4) {
+        throw Error(EOPNOTSUPP, "no compressor for " + std::string(to_string(algorithm)));
+    }
+    return pick(pages);
+}
+
 CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
     : choice_(choice),
       scalar_(make_cpu_compressor(Backend::Scalar, cpu)),
-      cpu_(make_cpu_compressor(Backend::Cpu, cpu)) {
+      cpu_(make_cpu_compressor(Backend::Cpu, cpu)),
+      cpu_config_(cpu) {
     if (choice == BackendChoice::Auto || choice == BackendChoice::Gpu) {
         if (!gpu_available()) {
             if (choice == BackendChoice::Gpu) {
@@ -131,6 +139,21 @@ PageCompressor& CompressorSet::pick(std::size_t pages) {
     }
     ++batches_[static_cast<std::size_t>(chosen->backend())];
     return *chosen;
+}
+
+PageCompressor& CompressorSet::pick_for(Algorithm algorithm, std::size_t pages) {
+    if (algorithm == Algorithm::Lz4) {
+        return pick(pages);
+    }
+    std::unique_ptr<PageCompressor>& compressor = others_.at(static_cast<std::size_t>(algorithm));
+    if (!compressor) {
+        CpuConfig config = cpu_config_;
+        config.algorithm = algorithm;
+        compressor = make_cpu_compressor(
+            choice_ == BackendChoice::Scalar ? Backend::Scalar : Backend::Cpu, config);
+    }
+    ++batches_[static_cast<std::size_t>(compressor->backend())];
+    return *compressor;
 }
 
 }  // namespace ozram::daemon

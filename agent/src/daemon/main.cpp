@@ -137,6 +137,9 @@ int serve(const Options& options, const Config& initial) {
              " bytes, ABI " + std::to_string(view.header.abi_major) + "." +
              std::to_string(view.header.abi_minor));
 
+    // Every format: the CPU pool compresses what the GPU does not.
+    transport->declare_algorithms((1u << OZRAM_RING_ALG_NR) - 1);
+
     const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
     if (initial.gpu_staging == GpuStaging::InPlace) {
         compressors->read_staging_in_place(staging);

@@ -105,6 +105,9 @@ EncodingCounts expect_faithful(const BatchResult& result, std::span<const Page> 
                     << "page " << i;
                 break;
             }
+            case PageEncoding::Compressed:
+                ADD_FAILURE() << "page " << i << ": an LZ4 compressor returned another format";
+                break;
         }
     }
     return counts;

@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "completion_check.hpp"
+#include "compressor_set.hpp"
+#include "cpu/block_codec.hpp"
 #include "heap_ring.hpp"
 #include "ring_producer.hpp"
 
@@ -235,6 +237,66 @@ TEST(DrainLoop, AgentAndRingAgreeOnTheLargestLz4Page) {
             EXPECT_EQ(cqe.length, 0u) << "an ABI 1.4 producer keeps its staged copy";
         }
     }
+}
+
+// Stages `pages`, the i-th in algorithms[i % size], and reaps every answer:
+// each must be accepted, OK or -EOPNOTSUPP, and an OK one must decode with
+// its format's decoder to its page.  Returns the pages answered OK.
+std::size_t run_mixed(ozram::daemon::CompressorPicker& picker,
+                      const std::vector<ozram_ring_algorithm>& algorithms,
+                      std::size_t expect_unsupported) {
+    HeapRing ring(16, 16);
+    DrainLoop loop(ring, picker);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(12);
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        producer.stage(pages[i].data(), 0, i, algorithms[i % algorithms.size()]);
+    }
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    std::size_t ok = 0;
+    std::size_t unsupported = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+        EXPECT_EQ(verdict, OZRAM_RING_OK) << "page " << cookie;
+        const auto algorithm =
+            static_cast<ozram::Algorithm>(algorithms[cookie % algorithms.size()]);
+        if (cqe.status == -EOPNOTSUPP) {
+            ++unsupported;
+            return;
+        }
+        ASSERT_EQ(cqe.status, OZRAM_RING_STATUS_OK) << "page " << cookie;
+        ++ok;
+        ozram::Page page{};
+        switch (cqe.encoding) {
+            case OZRAM_RING_ENC_LZ4:
+                EXPECT_EQ(algorithm, ozram::Algorithm::Lz4) << "page " << cookie;
+                [[fallthrough]];
+            case OZRAM_RING_ENC_COMPRESSED:
+                EXPECT_TRUE(ozram::decompress_block(algorithm, ring.view().output_slot(cqe.slot),
+                                                    cqe.length, page.data()))
+                    << "page " << cookie;
+                EXPECT_EQ(page, pages[cookie]) << "page " << cookie;
+                break;
+            default:
+                break;  // RAW and same-filled: the producer keeps or checks its copy
+        }
+    });
+    EXPECT_EQ(unsupported, expect_unsupported);
+    return ok;
+}
+
+TEST(DrainLoop, EachAlgorithmOfABatchGoesToItsOwnCompressor) {
+    ozram::daemon::CompressorSet every_format(ozram::daemon::BackendChoice::Scalar, {}, 16);
+    EXPECT_EQ(run_mixed(every_format,
+                        {OZRAM_RING_ALG_ZSTD, OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_LZO,
+                         OZRAM_RING_ALG_LZ4HC, OZRAM_RING_ALG_LZO_RLE, OZRAM_RING_ALG_ZSTD},
+                        0),
+              12u);
+}
+
+TEST(DrainLoop, AFormatWithoutACompressorGoesBackAsUnsupported) {
+    FixedPicker lz4_only(ozram::Backend::Scalar);
+    EXPECT_EQ(run_mixed(lz4_only, {OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_ZSTD}, 6), 6u);
 }
 
 TEST(DrainLoop, AFailedBatchGivesEveryPageBackWithItsErrno) {

@@ -1,5 +1,5 @@
 # vm: --mem 512 --agent cpu --timeout 1200
-# Recompression of 64 MiB of idle text pages from $FROM to $TO: the kernel's own
+# Recompression of 64 MiB of idle LZ4 text pages with zstd: the kernel's own
 # loop (agent stopped) against the agent's batches, alternately, five times
 # each, the first one alternating.  Each round starts from a fresh device
 # and checks every byte.  Prints the medians, their ratio (the target is
@@ -10,9 +10,8 @@ S=$(sysdir 0)
 D=$(dev 0)
 pagegen --pages 16384 --kind text --seed 91 >/tmp/text.bin
 sum=$(md5 /tmp/text.bin)
-# The pair the agent compresses today (see tests/vm/scenarios/recompress.sh).
-FROM=lzo
-TO=lz4
+FROM=lz4
+TO=zstd
 
 # round kernel|agent: one timed recompression; appends "WHO CS SAVED".
 round() {
