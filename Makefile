@@ -8,15 +8,18 @@ JOBS    ?= $(shell nproc)
 
 # The kernel to build for: the running one if its headers are installed,
 # otherwise the newest Debian kernel whose headers are (linux-headers-amd64).
+# PREEMPT_RT kernels, whose headers 'make deps' installs for kmod-check, are
+# never picked: the module refuses them.
 KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		echo /lib/modules/$$(uname -r)/build; \
 	else \
-		ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n1; \
+		ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-rt-' | \
+			sort -V | tail -n1; \
 	fi)
 KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
 export KDIR KVER BUILD
 
-.PHONY: all deps userspace kmod check unit-check vm-check soak soak-check bench \
+.PHONY: all deps userspace kmod check unit-check kmod-check vm-check soak soak-check bench \
 	bench-vm demo gpu-check install clean format checkpatch
 
 all: userspace kmod
@@ -34,10 +37,14 @@ kmod: deps
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
 
-check: unit-check checkpatch vm-check soak-check
+check: unit-check checkpatch kmod-check vm-check soak-check
 
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Checks of the module's build itself: it refuses PREEMPT_RT kernels.
+kmod-check: deps
+	tests/kmod/refuses-preempt-rt
 
 # Every scenario on the in-kernel path, then again with ozramd attached.
 vm-check: all
@@ -63,6 +70,8 @@ bench: userspace
 bench-vm: all
 	tests/vm/bench-vm
 	tests/vm/bench-vm --agent cpu --swap
+	tests/vm/run --mem 512 --agent cpu --timeout 1200 --script tests/vm/bench/recompress.sh
+	tests/vm/run --mem 1024 --agent cpu --timeout 1500 --script tests/vm/bench/kernel-cpu.sh
 
 demo: all
 	tests/vm/demo

@@ -29,7 +29,7 @@ add_library(ozramd_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/process.cpp)
 target_include_directories(ozramd_core PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src/daemon)
-target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core)
+target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core ozram_cli)
 
 add_executable(ozramd ${CMAKE_CURRENT_LIST_DIR}/src/daemon/main.cpp)
 target_compile_definitions(ozramd PRIVATE OZRAM_VERSION="${PROJECT_VERSION}")

@@ -18,52 +18,30 @@
 #include "ozram_drv.h"
 #include "ozram_io.h"
 
-/* ---- partial pages --------------------------------------------------- */
-
-static int ozram_bvec_read(struct ozram *oz, struct bio_vec *bvec, u32 index,
-			   unsigned int offset)
+/*
+ * Part of a page: decode the page whole into a bounce page, then copy the
+ * part out, or patch it in and store the page again (read-modify-write).
+ */
+static int ozram_bvec_partial(struct ozram *oz, struct bio_vec *bvec,
+			      u32 index, unsigned int offset, bool is_write)
 {
 	struct page *page;
-	void *src;
+	void *mem;
 	int ret;
 
-	if (bvec->bv_len == PAGE_SIZE)
-		return ozram_read_page(oz, bvec->bv_page, index);
-
-	/* Part of a page: decode it whole, then copy out the part. */
 	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
 	if (!page)
 		return -ENOMEM;
 	ret = ozram_read_page(oz, page, index);
 	if (!ret) {
-		src = kmap_local_page(page);
-		memcpy_to_bvec(bvec, src + offset);
-		kunmap_local(src);
-	}
-	__free_page(page);
-	return ret;
-}
-
-static int ozram_bvec_write(struct ozram *oz, struct bio_vec *bvec, u32 index,
-			    unsigned int offset)
-{
-	struct page *page;
-	void *dst;
-	int ret;
-
-	if (bvec->bv_len == PAGE_SIZE)
-		return ozram_write_page(oz, bvec->bv_page, index);
-
-	/* Part of a page: read the page, patch it, write it back whole. */
-	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
-	if (!page)
-		return -ENOMEM;
-	ret = ozram_read_page(oz, page, index);
-	if (!ret) {
-		dst = kmap_local_page(page);
-		memcpy_from_bvec(dst + offset, bvec);
-		kunmap_local(dst);
-		ret = ozram_write_page(oz, page, index);
+		mem = kmap_local_page(page);
+		if (is_write)
+			memcpy_from_bvec(mem + offset, bvec);
+		else
+			memcpy_to_bvec(bvec, mem + offset);
+		kunmap_local(mem);
+		if (is_write)
+			ret = ozram_write_page(oz, page, index);
 	}
 	__free_page(page);
 	return ret;
@@ -107,14 +85,15 @@ static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
 {
 	int ret;
 
-	if (is_write) {
-		atomic64_inc(&oz->stats.num_writes);
-		ret = ozram_bvec_write(oz, bvec, index, offset);
-	} else {
-		atomic64_inc(&oz->stats.num_reads);
-		ret = ozram_bvec_read(oz, bvec, index, offset);
+	atomic64_inc(is_write ? &oz->stats.num_writes : &oz->stats.num_reads);
+	if (bvec->bv_len < PAGE_SIZE)
+		ret = ozram_bvec_partial(oz, bvec, index, offset, is_write);
+	else if (is_write)
+		ret = ozram_write_page(oz, bvec->bv_page, index);
+	else
+		ret = ozram_read_page(oz, bvec->bv_page, index);
+	if (!is_write)
 		flush_dcache_page(bvec->bv_page);
-	}
 	ozram_mark_accessed(oz, index);
 
 	if (unlikely(ret))

@@ -1,121 +1,246 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel LZ4 for ozram.
- *
- * Compression needs a 16 KiB hash table and a bounce buffer, so each CPU
- * owns one stream, created and destroyed by a CPU hotplug state the way
- * zram's zcomp does it.  Decompression needs no state at all.
+ * In-kernel compression for ozram, through the crypto API's compression
+ * algorithms, as zram's zcomp does it.  Every algorithm in use has one
+ * stream per CPU, created and destroyed by a multi-instance CPU hotplug
+ * state: an algorithm's context and a bounce buffer are too large to
+ * allocate per request, and a per-CPU stream needs no lock beyond
+ * disabling preemption.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/cpuhotplug.h>
-#include <linux/lz4.h>
+#include <linux/err.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include <ozram_ring.h>
 
 #include "ozram_comp.h"
 
-/* Worst case LZ4 output for one page: enough for an incompressible page. */
-#define OZRAM_COMP_BUFFER_SIZE LZ4_COMPRESSBOUND(PAGE_SIZE)
+/* Worst case output of any algorithm on one page. */
+#define OZRAM_COMP_BUFFER_ORDER	1
 
-static struct ozram_comp_stream __percpu *ozram_streams;
+struct ozram_comp {
+	struct ozram_comp_stream __percpu *streams;
+	struct hlist_node node;
+	char name[OZRAM_COMP_NAME_MAX];
+};
+
+/* What zram offers, in its order; each listed if the kernel has it. */
+static const char * const ozram_comp_known[] = {
+	"lzo", "lzo-rle", "lz4", "lz4hc", "842", "zstd", "deflate",
+};
+
+/* The names of enum ozram_ring_algorithm, what an agent may do. */
+static const char * const ozram_comp_ring_names[OZRAM_RING_ALG_NR] = {
+	[OZRAM_RING_ALG_LZ4] = "lz4",
+	[OZRAM_RING_ALG_LZ4HC] = "lz4hc",
+	[OZRAM_RING_ALG_LZO] = "lzo",
+	[OZRAM_RING_ALG_LZO_RLE] = "lzo-rle",
+	[OZRAM_RING_ALG_ZSTD] = "zstd",
+};
+
 static enum cpuhp_state ozram_comp_hp_state;
 
 static void ozram_comp_stream_free(struct ozram_comp_stream *strm)
 {
-	vfree(strm->workspace);
-	kfree(strm->buffer);
-	strm->workspace = NULL;
+	if (!IS_ERR_OR_NULL(strm->tfm))
+		crypto_free_comp(strm->tfm);
+	free_pages((unsigned long)strm->buffer, OZRAM_COMP_BUFFER_ORDER);
+	strm->tfm = NULL;
 	strm->buffer = NULL;
 }
 
-static int ozram_comp_cpu_prepare(unsigned int cpu)
+static int ozram_comp_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 {
-	struct ozram_comp_stream *strm = per_cpu_ptr(ozram_streams, cpu);
+	struct ozram_comp *comp = hlist_entry(node, struct ozram_comp, node);
+	struct ozram_comp_stream *strm = per_cpu_ptr(comp->streams, cpu);
 
-	strm->workspace = vzalloc(LZ4_MEM_COMPRESS);
-	strm->buffer = kzalloc(OZRAM_COMP_BUFFER_SIZE, GFP_KERNEL);
-	if (!strm->workspace || !strm->buffer) {
+	strm->tfm = crypto_alloc_comp(comp->name, 0, 0);
+	strm->buffer = (void *)__get_free_pages(GFP_KERNEL,
+						OZRAM_COMP_BUFFER_ORDER);
+	if (IS_ERR_OR_NULL(strm->tfm) || !strm->buffer) {
 		ozram_comp_stream_free(strm);
-		pr_err("cannot allocate the compression stream of CPU %u\n",
+		pr_err("cannot allocate a %s stream for CPU %u\n", comp->name,
 		       cpu);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-static int ozram_comp_cpu_dead(unsigned int cpu)
+static int ozram_comp_cpu_dead(unsigned int cpu, struct hlist_node *node)
 {
-	ozram_comp_stream_free(per_cpu_ptr(ozram_streams, cpu));
+	struct ozram_comp *comp = hlist_entry(node, struct ozram_comp, node);
+
+	ozram_comp_stream_free(per_cpu_ptr(comp->streams, cpu));
 	return 0;
 }
 
 int ozram_comp_init(void)
 {
-	int cpu, ret;
+	int ret;
 
-	ozram_streams = alloc_percpu(struct ozram_comp_stream);
-	if (!ozram_streams)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		local_lock_init(&per_cpu_ptr(ozram_streams, cpu)->lock);
-
-	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "block/ozram:prepare",
-				ozram_comp_cpu_prepare, ozram_comp_cpu_dead);
-	if (ret < 0) {
-		free_percpu(ozram_streams);
-		ozram_streams = NULL;
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN,
+				      "block/ozram:prepare",
+				      ozram_comp_cpu_prepare,
+				      ozram_comp_cpu_dead);
+	if (ret < 0)
 		return ret;
-	}
 	ozram_comp_hp_state = ret;
 	return 0;
 }
 
 void ozram_comp_exit(void)
 {
-	cpuhp_remove_state(ozram_comp_hp_state);
-	free_percpu(ozram_streams);
-	ozram_streams = NULL;
+	cpuhp_remove_multi_state(ozram_comp_hp_state);
 }
 
-struct ozram_comp_stream *ozram_comp_stream_get(void)
+bool ozram_comp_copy_name(char *dst, const char *name)
 {
-	local_lock(&ozram_streams->lock);
-	return this_cpu_ptr(ozram_streams);
+	size_t len = strcspn(name, "\n");
+
+	if (!len || len >= OZRAM_COMP_NAME_MAX || name[len + (name[len] == '\n')])
+		return false;
+	memcpy(dst, name, len);
+	dst[len] = '\0';
+	return true;
 }
 
-void ozram_comp_stream_put(void)
+bool ozram_comp_available(const char *name)
 {
-	local_unlock(&ozram_streams->lock);
+	char clean[OZRAM_COMP_NAME_MAX];
+
+	/* The crypto API does not ignore a trailing newline. */
+	return ozram_comp_copy_name(clean, name) && crypto_has_comp(clean, 0, 0);
 }
 
-/*
- * Compresses one page into strm->buffer.  The buffer holds the worst case,
- * so LZ4 cannot run out of room; a result of 0 means LZ4 itself failed.
- */
-int ozram_comp_compress(struct ozram_comp_stream *strm, const void *src,
+ssize_t ozram_comp_list(char *buf, ssize_t at, const char *selected)
+{
+	bool listed = false;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ozram_comp_known); i++) {
+		const char *name = ozram_comp_known[i];
+
+		if (!strcmp(name, selected)) {
+			at += sysfs_emit_at(buf, at, "[%s] ", name);
+			listed = true;
+		} else if (crypto_has_comp(name, 0, 0)) {
+			at += sysfs_emit_at(buf, at, "%s ", name);
+		}
+	}
+	if (!listed)
+		at += sysfs_emit_at(buf, at, "[%s] ", selected);
+	/* zram's format, its trailing space included. */
+	return at + sysfs_emit_at(buf, at, "\n");
+}
+
+int ozram_comp_ring_algorithm(const char *name)
+{
+	int alg;
+
+	for (alg = 0; alg < OZRAM_RING_ALG_NR; alg++) {
+		if (!strcmp(name, ozram_comp_ring_names[alg]))
+			return alg;
+	}
+	return -1;
+}
+
+struct ozram_comp *ozram_comp_create(const char *name)
+{
+	struct ozram_comp *comp;
+	int cpu, ret;
+
+	comp = kzalloc(sizeof(*comp), GFP_KERNEL);
+	if (!comp)
+		return ERR_PTR(-ENOMEM);
+	if (!ozram_comp_copy_name(comp->name, name)) {
+		kfree(comp);
+		return ERR_PTR(-EINVAL);
+	}
+	comp->streams = alloc_percpu(struct ozram_comp_stream);
+	if (!comp->streams) {
+		kfree(comp);
+		return ERR_PTR(-ENOMEM);
+	}
+	for_each_possible_cpu(cpu)
+		local_lock_init(&per_cpu_ptr(comp->streams, cpu)->lock);
+	ret = cpuhp_state_add_instance(ozram_comp_hp_state, &comp->node);
+	if (ret < 0) {
+		free_percpu(comp->streams);
+		kfree(comp);
+		return ERR_PTR(ret);
+	}
+	return comp;
+}
+
+void ozram_comp_destroy(struct ozram_comp *comp)
+{
+	if (IS_ERR_OR_NULL(comp))
+		return;
+	cpuhp_state_remove_instance(ozram_comp_hp_state, &comp->node);
+	free_percpu(comp->streams);
+	kfree(comp);
+}
+
+const char *ozram_comp_name(const struct ozram_comp *comp)
+{
+	return comp->name;
+}
+
+struct ozram_comp_stream *ozram_comp_stream_get(struct ozram_comp *comp)
+{
+	local_lock(&comp->streams->lock);
+	return this_cpu_ptr(comp->streams);
+}
+
+void ozram_comp_stream_put(struct ozram_comp *comp)
+{
+	local_unlock(&comp->streams->lock);
+}
+
+int ozram_comp_compress(struct ozram_comp_stream *strm, struct page *page,
 			unsigned int *dst_len)
 {
-	int len;
+	unsigned int len = PAGE_SIZE << OZRAM_COMP_BUFFER_ORDER;
+	void *src = kmap_local_page(page);
+	int ret;
 
-	len = LZ4_compress_default(src, strm->buffer, PAGE_SIZE,
-				   OZRAM_COMP_BUFFER_SIZE, strm->workspace);
-	if (len <= 0)
-		return -EINVAL;
+	ret = crypto_comp_compress(strm->tfm, src, PAGE_SIZE, strm->buffer,
+				   &len);
+	kunmap_local(src);
+	if (ret)
+		return ret;
 	*dst_len = len;
 	return 0;
 }
 
-/*
- * Decompresses one stored object into a page.  The object must expand to
- * exactly one page: anything else means the stored data is corrupt.
- */
-int ozram_comp_decompress(const void *src, unsigned int src_len, void *dst)
+int ozram_comp_compress_copy(struct ozram_comp *comp, struct page *page,
+			     void *dst, unsigned int max,
+			     unsigned int *dst_len)
 {
-	int len = LZ4_decompress_safe(src, dst, src_len, PAGE_SIZE);
+	struct ozram_comp_stream *strm = ozram_comp_stream_get(comp);
+	int ret;
 
-	return len == PAGE_SIZE ? 0 : -EIO;
+	ret = ozram_comp_compress(strm, page, dst_len);
+	if (!ret && *dst_len < max)
+		memcpy(dst, strm->buffer, *dst_len);
+	ozram_comp_stream_put(comp);
+	return ret;
+}
+
+int ozram_comp_decompress(struct ozram_comp_stream *strm, const void *src,
+			  unsigned int src_len, void *dst)
+{
+	unsigned int len = PAGE_SIZE;
+	int ret;
+
+	ret = crypto_comp_decompress(strm->tfm, src, src_len, dst, &len);
+	return !ret && len == PAGE_SIZE ? 0 : -EIO;
 }

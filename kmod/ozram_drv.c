@@ -40,6 +40,39 @@ size_t ozram_huge_class_size;
 
 /* ---- initialisation and reset ---------------------------------------- */
 
+static void ozram_comps_destroy(struct ozram *oz)
+{
+	int prio;
+
+	for (prio = 0; prio < OZRAM_MAX_COMPS; prio++) {
+		ozram_comp_destroy(oz->comps[prio]);
+		oz->comps[prio] = NULL;
+	}
+}
+
+/* The streams of every algorithm the device names. */
+static int ozram_comps_create(struct ozram *oz)
+{
+	int prio;
+
+	for (prio = 0; prio < OZRAM_MAX_COMPS; prio++) {
+		struct ozram_comp *comp;
+
+		if (!oz->comp_names[prio][0])
+			continue;
+		comp = ozram_comp_create(oz->comp_names[prio]);
+		if (IS_ERR(comp)) {
+			pr_err("%s: cannot use %s: %ld\n", oz->disk->disk_name,
+			       oz->comp_names[prio], PTR_ERR(comp));
+			ozram_comps_destroy(oz);
+			return PTR_ERR(comp);
+		}
+		oz->comps[prio] = comp;
+		oz->ring_algs[prio] = ozram_comp_ring_algorithm(oz->comp_names[prio]);
+	}
+	return 0;
+}
+
 static void ozram_meta_free(struct ozram *oz, u64 disksize)
 {
 	if (!oz->table)
@@ -47,6 +80,7 @@ static void ozram_meta_free(struct ozram *oz, u64 disksize)
 	ozram_free_slots(oz, disksize);
 	zs_destroy_pool(oz->mem_pool);
 	oz->mem_pool = NULL;
+	ozram_comps_destroy(oz);
 }
 
 static int ozram_meta_alloc(struct ozram *oz, u64 disksize)
@@ -60,7 +94,13 @@ static int ozram_meta_alloc(struct ozram *oz, u64 disksize)
 		ozram_free_slots(oz, 0);
 		return -ENOMEM;
 	}
-	return 0;
+	ret = ozram_comps_create(oz);
+	if (ret) {
+		zs_destroy_pool(oz->mem_pool);
+		oz->mem_pool = NULL;
+		ozram_free_slots(oz, 0);
+	}
+	return ret;
 }
 
 /**
@@ -96,17 +136,24 @@ out:
 
 void ozram_reset_device(struct ozram *oz)
 {
-	/* No completion or take-back may hold a page of this device. */
-	ozram_ring_lock_devices();
+	/*
+	 * No completion or take-back may hold a page of this device.  The
+	 * init_lock comes first: a recompression holds it for reading while
+	 * it waits for completions, which need the ring's lock.
+	 */
 	down_write(&oz->init_lock);
+	ozram_ring_lock_devices();
 	oz->limit_pages = 0;
 	set_capacity_and_notify(oz->disk, 0);
 	part_stat_set_all(oz->disk->part0, 0);
 	ozram_meta_free(oz, oz->disksize);
 	oz->disksize = 0;
 	memset(&oz->stats, 0, sizeof(oz->stats));
-	up_write(&oz->init_lock);
+	/* As zram: the device's algorithm stays, recompression ones go. */
+	memset(oz->comp_names[OZRAM_PRIMARY_COMP + 1], 0,
+	       sizeof(oz->comp_names) - sizeof(oz->comp_names[0]));
 	ozram_ring_unlock_devices();
+	up_write(&oz->init_lock);
 }
 
 /* Return: 0, or -EINVAL when the device is not initialised. */
@@ -167,6 +214,8 @@ int ozram_add(void)
 	id = ret;
 	oz->id = id;
 	init_rwsem(&oz->init_lock);
+	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
+		sizeof(oz->comp_names[0]));
 
 	oz->disk = blk_alloc_disk(NUMA_NO_NODE);
 	if (!oz->disk) {
@@ -198,6 +247,7 @@ int ozram_add(void)
 	if (ret)
 		goto out_put_disk;
 
+	ozram_debugfs_add(oz);
 	pr_info("added device %s\n", oz->disk->disk_name);
 	return id;
 
@@ -234,6 +284,7 @@ int ozram_remove(struct ozram *oz)
 	}
 
 	pr_info("removed device %s\n", oz->disk->disk_name);
+	ozram_debugfs_remove(oz);
 	del_gendisk(oz->disk);
 	/* disksize may have been written between the reset and here. */
 	ozram_reset_device(oz);
@@ -316,6 +367,7 @@ static int __init ozram_init(void)
 	ret = ozram_comp_init();
 	if (ret)
 		return ret;
+	ozram_debugfs_init();
 
 	ret = ozram_ring_init();
 	if (ret)
@@ -360,6 +412,7 @@ out_blkdev:
 out_ring:
 	ozram_ring_exit();
 out_comp:
+	ozram_debugfs_exit();
 	ozram_comp_exit();
 	return ret;
 }
@@ -371,6 +424,7 @@ static void __exit ozram_exit(void)
 	ozram_destroy_devices();
 	unregister_blkdev(ozram_major, ozram_name);
 	ozram_ring_exit();
+	ozram_debugfs_exit();
 	ozram_comp_exit();
 }
 

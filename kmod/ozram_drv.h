@@ -11,9 +11,14 @@
 #include <linux/rwsem.h>
 #include <linux/types.h>
 
+#include "ozram_comp.h"
 #include "ozram_stat.h"
 
 #define OZRAM_MAX_DEVICES	256
+/* The primary algorithm and up to three recompression algorithms. */
+#define OZRAM_MAX_COMPS		4
+#define OZRAM_PRIMARY_COMP	0
+#define OZRAM_DEFAULT_COMP	"lz4"
 #define OZRAM_SECTORS_PER_PAGE_SHIFT	(PAGE_SHIFT - SECTOR_SHIFT)
 #define OZRAM_SECTORS_PER_PAGE	BIT(OZRAM_SECTORS_PER_PAGE_SHIFT)
 #define OZRAM_LOGICAL_BLOCK_SHIFT	12
@@ -35,6 +40,14 @@ struct ozram {
 	/* Most zsmalloc pages this device may use, 0 for no limit. */
 	unsigned long limit_pages;
 	struct ozram_stats stats;
+	/*
+	 * The algorithms by priority, set before initialisation; an empty
+	 * name is no algorithm.  The streams exist while initialised.
+	 */
+	char comp_names[OZRAM_MAX_COMPS][OZRAM_COMP_NAME_MAX];
+	struct ozram_comp *comps[OZRAM_MAX_COMPS];
+	/* Each one's enum ozram_ring_algorithm, -1 for none an agent does. */
+	int ring_algs[OZRAM_MAX_COMPS];
 	/* Protected by disk->open_mutex: set while reset or removal runs. */
 	bool claim;
 };
@@ -75,10 +88,20 @@ int ozram_init_device(struct ozram *oz, u64 disksize);
 void ozram_reset_device(struct ozram *oz);
 int ozram_compact(struct ozram *oz);
 
-/* sysfs */
+/* sysfs (ozram_sysfs.c) */
 extern const struct attribute_group *ozram_disk_groups[];
+/* Whether a sysfs write holds a NUL byte: such a write is refused whole. */
+bool ozram_sysfs_has_nul(const char *buf, size_t len);
+
+/* The control class (ozram_control.c) */
 int ozram_control_register(void);
 void ozram_control_unregister(void);
+
+/* debugfs (ozram_debugfs.c) */
+void ozram_debugfs_init(void);
+void ozram_debugfs_exit(void);
+void ozram_debugfs_add(struct ozram *oz);
+void ozram_debugfs_remove(struct ozram *oz);
 
 /* netlink */
 int ozram_genl_register(void);

@@ -66,7 +66,7 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 	    put_u64(skb, OZRAM_ATTR_WRITESTALL, s->writestall) ||
 	    put_u64(skb, OZRAM_ATTR_MISS_FREE, s->miss_free) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_KERNEL_LZ4,
-		    s->source_pages[OZRAM_SRC_KERNEL_LZ4]) ||
+		    s->source_pages[OZRAM_SRC_KERNEL]) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_CPU,
 		    s->source_pages[OZRAM_SRC_AGENT_CPU]) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_GPU,
@@ -75,7 +75,9 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
 					   OZRAM_AGENT_DETACHED) ||
 	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages))
+	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_RECOMPRESSED, s->recompressed_pages) ||
+	    put_u64(skb, OZRAM_ATTR_RECOMPRESS_SAVED, s->recompress_saved))
 		return -EMSGSIZE;
 	return ozram_genl_put_ring(skb, s->ring);
 }
@@ -256,8 +258,12 @@ static struct genl_family ozram_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.small_ops = ozram_genl_ops,
 	.n_small_ops = ARRAY_SIZE(ozram_genl_ops),
-	/* Every command validates strictly: unknown attributes fail. */
-	.resv_start_op = OZRAM_CMD_MAX + 1,
+	/*
+	 * resv_start_op 0: every command gets the strict checks of a new
+	 * family, a zero genlmsghdr.reserved and no nlmsg_flags beyond
+	 * request, ack, echo and dump, on top of the strict attribute
+	 * policy above.
+	 */
 };
 
 int ozram_genl_register(void)

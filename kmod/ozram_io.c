@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path: the pages of a device, and the only code that writes its
- * slot table.
+ * ozram data path: the pages of a device.  With ozram_io_recomp.c and
+ * ozram_io_idle.c it is the only code that writes a device's slot table.
  *
  * A slot holds nothing (reads as zeroes), a repeated word, a page staged
  * for the agent, or a zsmalloc object that is either LZ4 data or, when LZ4
@@ -25,22 +25,19 @@
 #include "ozram_comp.h"
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_io_internal.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"
 
-/* zsmalloc flags for allocations that must not sleep. */
-#define OZRAM_GFP_NOWAIT (__GFP_KSWAPD_RECLAIM | __GFP_NOWARN | \
-			  __GFP_HIGHMEM | __GFP_MOVABLE)
-/* zsmalloc flags for allocations that may reclaim. */
-#define OZRAM_GFP_WAIT (GFP_NOIO | __GFP_HIGHMEM | __GFP_MOVABLE)
-
 /* Drops whatever the slot holds; the slot lock must be held. */
-static void ozram_free_slot(struct ozram *oz, u32 index)
+void ozram_free_slot(struct ozram *oz, u32 index)
 {
 	struct ozram_stats *st = &oz->stats;
 	struct ozram_slot *slot = &oz->table[index];
 
 	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+	/* A recompression of the old content must not land on the new. */
+	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
 
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_STAGED);
@@ -64,8 +61,12 @@ static void ozram_free_slot(struct ozram *oz, u32 index)
 	} else {
 		atomic64_dec(&st->source_pages[ozram_slot_source(oz, index)]);
 	}
+	if (ozram_get_priority(oz, index) != OZRAM_PRIMARY_COMP)
+		atomic64_dec(&st->recompressed_pages);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_CPU);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU);
+	ozram_clear_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
+	ozram_set_priority(oz, index, OZRAM_PRIMARY_COMP);
 
 	zs_free(oz->mem_pool, slot->handle);
 	atomic64_sub(ozram_get_obj_size(oz, index), &st->compr_data_size);
@@ -78,12 +79,31 @@ out:
 
 /* ---- read path ------------------------------------------------------- */
 
+/* Slot lock held: the object of slot @index, stored raw or compressed. */
+int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
+{
+	unsigned long handle = oz->table[index].handle;
+	unsigned int size = ozram_get_obj_size(oz, index);
+	void *src, *dst;
+	int ret = 0;
+
+	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
+	dst = kmap_local_page(page);
+	if (size == PAGE_SIZE)
+		memcpy(dst, src, PAGE_SIZE);
+	else
+		ret = ozram_decode(oz, ozram_get_priority(oz, index), src, size,
+				   dst);
+	kunmap_local(dst);
+	zs_unmap_object(oz->mem_pool, handle);
+	return ret;
+}
+
 int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 {
 	unsigned long handle;
-	unsigned int size;
-	void *src, *dst;
-	int ret = 0;
+	void *dst;
+	int ret;
 
 	ozram_slot_lock(oz, index);
 	handle = oz->table[index].handle;
@@ -103,15 +123,7 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 		return 0;
 	}
 
-	size = ozram_get_obj_size(oz, index);
-	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
-	dst = kmap_local_page(page);
-	if (size == PAGE_SIZE)
-		memcpy(dst, src, PAGE_SIZE);
-	else
-		ret = ozram_comp_decompress(src, size, dst);
-	kunmap_local(dst);
-	zs_unmap_object(oz->mem_pool, handle);
+	ret = ozram_read_object(oz, index, page);
 	ozram_slot_unlock(oz, index);
 
 	if (ret)
@@ -162,6 +174,7 @@ static int ozram_store_same(struct ozram *oz, u32 index,
  * @index: the slot
  * @buf: LZ4 data, or the raw page when @len is PAGE_SIZE
  * @len: bytes in @buf, 1..PAGE_SIZE
+ * @prio: the priority of the device algorithm that produced @buf
  * @source: the path that produced @buf, for backend_stat
  * @gfp: OZRAM_GFP_NOWAIT from atomic context, OZRAM_GFP_WAIT otherwise
  * @ref: for a page compressed from a staging slot, that staging: the
@@ -175,7 +188,7 @@ static int ozram_store_same(struct ozram *oz, u32 index,
  * -EINVAL on a bad length, -ESTALE when @ref is no longer current.
  */
 static int ozram_commit_compressed(struct ozram *oz, u32 index,
-				   const void *buf, unsigned int len,
+				   const void *buf, unsigned int len, u32 prio,
 				   enum ozram_source source, gfp_t gfp,
 				   const struct ozram_stage_ref *ref)
 {
@@ -213,6 +226,7 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 	if (len == PAGE_SIZE) {
 		ozram_set_flag(oz, index, OZRAM_SLOT_HUGE);
 	} else {
+		ozram_set_priority(oz, index, prio);
 		ozram_set_slot_source(oz, index, source);
 		atomic64_inc(&oz->stats.source_pages[source]);
 	}
@@ -234,7 +248,7 @@ static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
 	int ret;
 
 	ret = ozram_commit_compressed(oz, index, src, PAGE_SIZE,
-				      OZRAM_SRC_KERNEL_LZ4, gfp, ref);
+				      OZRAM_PRIMARY_COMP, OZRAM_SRC_KERNEL, gfp, ref);
 	kunmap_local(src);
 	return ret;
 }
@@ -248,9 +262,9 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 				      u32 index,
 				      const struct ozram_stage_ref *ref)
 {
-	struct ozram_comp_stream *strm;
+	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
 	unsigned int len;
-	void *copy, *src;
+	void *copy;
 	int ret;
 
 	atomic64_inc(&oz->stats.writestall);
@@ -258,18 +272,14 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 	if (!copy)
 		return -ENOMEM;
 
-	strm = ozram_comp_stream_get();
-	src = kmap_local_page(page);
-	ret = ozram_comp_compress(strm, src, &len);
-	kunmap_local(src);
-	if (!ret && len < ozram_huge_class_size)
-		memcpy(copy, strm->buffer, len);
-	ozram_comp_stream_put();
+	ret = ozram_comp_compress_copy(comp, page, copy, ozram_huge_class_size,
+				       &len);
 
 	if (!ret) {
 		if (len < ozram_huge_class_size)
 			ret = ozram_commit_compressed(oz, index, copy, len,
-						      OZRAM_SRC_KERNEL_LZ4,
+						      OZRAM_PRIMARY_COMP,
+						      OZRAM_SRC_KERNEL,
 						      OZRAM_GFP_WAIT, ref);
 		else
 			ret = ozram_commit_raw(oz, index, page, OZRAM_GFP_WAIT,
@@ -280,7 +290,7 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 }
 
 /*
- * Compresses @page with the in-kernel LZ4 and stores it.  Without
+ * Compresses @page with the device's algorithm and stores it.  Without
  * @may_reclaim, an allocation that would have to reclaim fails with -EAGAIN
  * instead: the agent's context must never wait on reclaim.
  */
@@ -288,32 +298,30 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 				 u32 index, bool may_reclaim,
 				 const struct ozram_stage_ref *ref)
 {
+	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
 	struct ozram_comp_stream *strm;
 	unsigned int len;
-	void *src;
 	int ret;
 
-	strm = ozram_comp_stream_get();
-	src = kmap_local_page(page);
-	ret = ozram_comp_compress(strm, src, &len);
-	kunmap_local(src);
+	strm = ozram_comp_stream_get(comp);
+	ret = ozram_comp_compress(strm, page, &len);
 	if (ret) {
-		ozram_comp_stream_put();
+		ozram_comp_stream_put(comp);
 		pr_err_ratelimited("%s: compression failed: %d\n",
 				   oz->disk->disk_name, ret);
 		return ret;
 	}
 
 	if (len >= ozram_huge_class_size) {
-		ozram_comp_stream_put();
+		ozram_comp_stream_put(comp);
 		return ozram_commit_raw(oz, index, page, may_reclaim ?
 					OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT, ref);
 	}
 
 	ret = ozram_commit_compressed(oz, index, strm->buffer, len,
-				      OZRAM_SRC_KERNEL_LZ4, OZRAM_GFP_NOWAIT,
+				      OZRAM_PRIMARY_COMP, OZRAM_SRC_KERNEL, OZRAM_GFP_NOWAIT,
 				      ref);
-	ozram_comp_stream_put();
+	ozram_comp_stream_put(comp);
 	if (ret == -EAGAIN && may_reclaim)
 		ret = ozram_compress_inline_slow(oz, page, index, ref);
 	return ret;
@@ -330,7 +338,8 @@ static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
 	int ret;
 
 	ozram_slot_lock(oz, index);
-	ret = ozram_ring_stage(oz, index, page, &ref);
+	ret = ozram_ring_stage(oz, index, page,
+			       oz->ring_algs[OZRAM_PRIMARY_COMP], &ref);
 	if (!ret) {
 		/* The old content may be staged itself, in another ring slot. */
 		ozram_free_slot(oz, index);
@@ -400,11 +409,11 @@ int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
 }
 
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
-				  const void *buf, unsigned int len,
+				  const void *buf, unsigned int len, u32 prio,
 				  enum ozram_source source, bool may_reclaim,
 				  const struct ozram_stage_ref *ref)
 {
-	return ozram_commit_compressed(oz, index, buf, len, source,
+	return ozram_commit_compressed(oz, index, buf, len, prio, source,
 				       may_reclaim ? OZRAM_GFP_WAIT :
 				       OZRAM_GFP_NOWAIT, ref);
 }
@@ -416,7 +425,22 @@ int ozram_store_staged_same(struct ozram *oz, u32 index,
 	return ozram_store_same(oz, index, element, ref);
 }
 
-/* ---- freeing and marking slots ---------------------------------------- */
+int ozram_decode(struct ozram *oz, u32 prio, const void *src,
+		 unsigned int len, void *dst)
+{
+	struct ozram_comp *comp = oz->comps[prio];
+	struct ozram_comp_stream *strm;
+	int ret;
+
+	if (!comp)
+		return -EIO;
+	strm = ozram_comp_stream_get(comp);
+	ret = ozram_comp_decompress(strm, src, len, dst);
+	ozram_comp_stream_put(comp);
+	return ret;
+}
+
+/* ---- freeing slots ------------------------------------------------------ */
 
 void ozram_discard_page(struct ozram *oz, u32 index)
 {
@@ -434,27 +458,6 @@ bool ozram_try_discard_page(struct ozram *oz, u32 index)
 	return true;
 }
 
-void ozram_mark_accessed(struct ozram *oz, u32 index)
-{
-	ozram_slot_lock(oz, index);
-	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
-	ozram_slot_unlock(oz, index);
-}
-
-void ozram_mark_idle(struct ozram *oz)
-{
-	u32 num_pages = oz->disksize >> PAGE_SHIFT;
-	u32 index;
-
-	for (index = 0; index < num_pages; index++) {
-		ozram_slot_lock(oz, index);
-		if (ozram_slot_allocated(oz, index))
-			ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
-		ozram_slot_unlock(oz, index);
-		cond_resched();
-	}
-}
-
 int ozram_alloc_slots(struct ozram *oz, u64 disksize)
 {
 	oz->table = kvcalloc(disksize >> PAGE_SHIFT, sizeof(*oz->table),
@@ -465,15 +468,20 @@ int ozram_alloc_slots(struct ozram *oz, u64 disksize)
 /*
  * Nothing else can reach the slots: the device has no openers, and the
  * ring's completions and stores are excluded (ozram_ring_lock_devices()).
- * A staged page gives its ring slot back.
+ * A staged page gives its ring slot back, cleared.
  */
 void ozram_free_slots(struct ozram *oz, u64 disksize)
 {
 	u32 num_pages = disksize >> PAGE_SHIFT;
 	u32 index;
 
-	for (index = 0; index < num_pages; index++)
+	for (index = 0; index < num_pages; index++) {
+		if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED))
+			ozram_ring_forget(oz->table[index].handle);
 		ozram_free_slot(oz, index);
+		/* A large device under the ring's reap mutex: let others run. */
+		cond_resched();
+	}
 	kvfree(oz->table);
 	oz->table = NULL;
 }

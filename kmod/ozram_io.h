@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ozram data path: the only code that writes a device's slot table
- * (ozram_io.c).  The block device entry points, the device code and the
- * offload ring reach the slots through these functions alone.
+ * (ozram_io.c, ozram_io_recomp.c, ozram_io_idle.c).  The block device
+ * entry points, the device code and the offload ring reach the slots
+ * through these functions alone.
  */
 #ifndef OZRAM_IO_H
 #define OZRAM_IO_H
 
+#include <linux/ktime.h>
 #include <linux/types.h>
 
 #include "ozram_drv.h"
 
 struct page;
+struct seq_file;
+struct ozram_recomp_params;
 struct ozram_stage_ref;
 
 /* Decodes slot @index into the whole of @page. */
@@ -32,11 +36,39 @@ void ozram_discard_page(struct ozram *oz, u32 index);
  */
 bool ozram_try_discard_page(struct ozram *oz, u32 index);
 
-/* Clears the idle mark of slot @index after an access. */
+/*
+ * Recompression, driven by ozram_recomp.c.  ozram_recomp_pick() picks slot
+ * @index for the algorithm of priority @prio if it is a candidate: it
+ * decodes the object into @page, marks the slot as being recompressed and
+ * returns the object's size (0: no candidate; -EIO: it does not decode).
+ * ozram_recomp_store() then stores @len bytes (compressed with that
+ * algorithm, by @source) in place of the object if the slot still holds
+ * what was picked, they are below @threshold (0: any) and they save
+ * memory; a page that does not shrink is marked, with @mark, so that it
+ * is not tried again; a slot stored or kept is no longer idle.  Return: 1
+ * stored, 0 kept, -ESTALE changed meanwhile, -ENOMEM no memory (still
+ * idle).  ozram_recomp_abandon() gives a picked slot up, idle as it was, so
+ * that the pass can pick it again for the kernel to do.
+ */
+int ozram_recomp_pick(struct ozram *oz, u32 index,
+		      const struct ozram_recomp_params *p, u32 prio,
+		      struct page *page);
+int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
+		       unsigned int len, u32 prio, enum ozram_source source,
+		       u32 threshold, bool mark);
+void ozram_recomp_abandon(struct ozram *oz, u32 index);
+
+/* Clears the idle mark of slot @index and notes the time of an access. */
 void ozram_mark_accessed(struct ozram *oz, u32 index);
 
-/* Marks every stored page idle; init_lock held for reading. */
-void ozram_mark_idle(struct ozram *oz);
+/*
+ * Marks idle every stored page last accessed before @cutoff (boot time;
+ * KTIME_MAX for every page); init_lock held for reading.
+ */
+void ozram_mark_idle(struct ozram *oz, ktime_t cutoff);
+
+/* The debugfs block_state line of slot @index, if it holds a page. */
+void ozram_show_block_state(struct seq_file *m, struct ozram *oz, u32 index);
 
 /*
  * The slot table of a device being initialised, and of one being reset:
@@ -54,16 +86,25 @@ void ozram_free_slots(struct ozram *oz, u64 disksize);
  *
  * ozram_store_staged_inline() compresses the staged copy @page in the
  * kernel; ozram_store_staged_compressed() stores @len bytes the agent
- * produced and the ring checked (the raw page when @len is PAGE_SIZE);
+ * produced with the algorithm of priority @prio and the ring checked (the
+ * raw page when @len is PAGE_SIZE);
  * ozram_store_staged_same() stores a same-filled page.
  */
 int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
 			      bool may_reclaim,
 			      const struct ozram_stage_ref *ref);
 int ozram_store_staged_compressed(struct ozram *oz, u32 index,
-				  const void *buf, unsigned int len,
+				  const void *buf, unsigned int len, u32 prio,
 				  enum ozram_source source, bool may_reclaim,
 				  const struct ozram_stage_ref *ref);
+
+/*
+ * Decodes @len bytes compressed with the device's algorithm of priority
+ * @prio into the page at @dst.  Return: 0, or -EIO when they do not give
+ * exactly one page.
+ */
+int ozram_decode(struct ozram *oz, u32 prio, const void *src,
+		 unsigned int len, void *dst);
 int ozram_store_staged_same(struct ozram *oz, u32 index,
 			    unsigned long element,
 			    const struct ozram_stage_ref *ref);

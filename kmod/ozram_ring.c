@@ -29,10 +29,14 @@ module_param(ring_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(ring_timeout_ms,
 		 "Milliseconds without progress from the agent before the kernel compresses the pages it holds (min 10)");
 
+/*
+ * Read-only after load: with verify=0 the agent chooses what reads of its
+ * LZ4 pages return, which must not be switched on behind a running device.
+ */
 static bool verify = true;
-module_param(verify, bool, 0644);
+module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify,
-		 "Decode every page the agent compressed and compare it with the staged copy");
+		 "Decode every page the agent compressed and compare it with the staged copy (read-only; 0 trusts the agent's LZ4 output)");
 
 struct ozram_ring_state ozram_ring;
 
@@ -43,7 +47,7 @@ unsigned long ozram_ring_timeout(void)
 
 bool ozram_ring_verify(void)
 {
-	return READ_ONCE(verify);
+	return verify;
 }
 
 void ozram_ring_lock_devices(void)
@@ -65,19 +69,47 @@ void ozram_ring_snapshot(struct ozram_snapshot *snap)
 		snap->ring[i] = atomic64_read(&r->stats[i]);
 	spin_lock(&r->lock);
 	snap->agent_attached = r->attached;
-	snap->agent_pid = r->agent_pid;
+	/* In the pid namespace of whoever reads it, as /proc would. */
+	snap->agent_pid = pid_vnr(r->agent);
 	snap->ring[OZRAM_RING_STAT_OCCUPANCY] = r->slots.nr - r->slots.nr_free;
 	spin_unlock(&r->lock);
+}
+
+struct ozram_ring_mem *ozram_ring_mem_alloc(void)
+{
+	struct ozram_ring_mem *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	if (!a)
+		return NULL;
+	a->base = vmalloc_user(ozram_ring.geo.mapping_size);
+	if (!a->base) {
+		kfree(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
+ * A page that something still maps or pins outlives vfree(): it goes back
+ * when its last reference does.
+ */
+void ozram_ring_mem_free(struct ozram_ring_mem *a)
+{
+	if (!a)
+		return;
+	vfree(a->base);
+	kfree(a);
 }
 
 static void ozram_ring_free(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 
-	vfree(r->mem);
+	ozram_ring_mem_free(rcu_dereference_protected(r->mem, true));
 	kvfree(r->slots.free_stack);
 	kvfree(r->slots.generations);
 	kvfree(r->slots.states);
+	kvfree(r->slots.algorithms);
 	kvfree(r->slots.posted);
 	kvfree(r->owners);
 	bitmap_free(r->to_store);
@@ -92,18 +124,19 @@ static int ozram_ring_alloc(void)
 	struct ozram_ring_state *r = &ozram_ring;
 	u32 n = r->geo.slots;
 
-	r->mem = vmalloc_user(r->geo.mapping_size);
 	r->slots.free_stack = kvcalloc(n, sizeof(u32), GFP_KERNEL);
 	r->slots.generations = kvcalloc(n, sizeof(u32), GFP_KERNEL);
 	r->slots.states = kvcalloc(n, sizeof(u8), GFP_KERNEL);
+	r->slots.algorithms = kvcalloc(n, sizeof(u8), GFP_KERNEL);
 	r->slots.posted = kvcalloc(n, sizeof(unsigned long), GFP_KERNEL);
 	r->owners = kvcalloc(n, sizeof(*r->owners), GFP_KERNEL);
 	r->to_store = bitmap_zalloc(n, GFP_KERNEL);
 	r->copy_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->decode_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
-	if (!r->mem || !r->slots.free_stack || !r->slots.generations ||
-	    !r->slots.states || !r->slots.posted || !r->owners ||
+	if (!r->slots.free_stack || !r->slots.generations ||
+	    !r->slots.states || !r->slots.algorithms || !r->slots.posted ||
+	    !r->owners ||
 	    !r->to_store || !r->copy_buf || !r->decode_buf || !r->wq) {
 		ozram_ring_free();
 		return -ENOMEM;
@@ -114,6 +147,7 @@ static int ozram_ring_alloc(void)
 int ozram_ring_init(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *mem;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct ozram_ring_header) != 136);
@@ -122,6 +156,8 @@ int ozram_ring_init(void)
 	BUILD_BUG_ON(sizeof(struct ozram_ring_cqe) != 32);
 	BUILD_BUG_ON(PAGE_SIZE != OZRAM_RING_PAGE_SIZE);
 
+	if (!verify)
+		pr_warn("verify=0: pages the agent compresses to LZ4 are stored without being decoded; a faulty agent can make reads fail or return wrong data\n");
 	if (!ring_slots || ring_slots > OZRAM_RING_MAX_SLOTS / 2 ||
 	    !is_power_of_2(ring_slots)) {
 		pr_err("ring_slots %u: must be a power of two, 1..%u\n",
@@ -140,12 +176,19 @@ int ozram_ring_init(void)
 	/* Twice as many entries as slots: a taken-back slot may be queued twice. */
 	ozram_ring_init_header(&r->geo, ring_slots, 2 * ring_slots,
 			       ozram_huge_class_size - 1);
+	r->geo.features = OZRAM_RING_FEAT_ALGORITHMS;
 	ret = ozram_ring_alloc();
 	if (ret)
 		return ret;
+	mem = ozram_ring_mem_alloc();
+	if (!mem) {
+		ozram_ring_free();
+		return -ENOMEM;
+	}
+	ozram_ring_queues_init(mem);
+	RCU_INIT_POINTER(r->mem, mem);
 	ozram_ring_slots_init(&r->slots, r->geo.slots,
 			      r->geo.huge_threshold);
-	ozram_ring_queues_init();
 	return 0;
 }
 

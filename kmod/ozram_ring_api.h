@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 struct ozram;
+struct ozram_recomp_batch;
 struct ozram_snapshot;
 struct page;
 
@@ -31,18 +32,40 @@ int ozram_ring_register(void);
 void ozram_ring_exit(void);
 
 /*
- * Copies @page into a staging slot for the agent, on behalf of slot @index
- * of @oz, and fills in @ref.  The caller holds that device slot's lock and
- * marks the slot staged before dropping it, so that no result for the
- * staging can be stored before the slot names it.
- * Return: 0 when staged, -ENODEV when no agent is attached, -EBUSY when
- * the ring has no room (the caller compresses inline).
+ * Copies @page into a staging slot for the agent to compress with
+ * @algorithm (enum ozram_ring_algorithm, or -1 for one no agent does), on
+ * behalf of slot @index of @oz, and fills in @ref.  The caller holds that
+ * device slot's lock and marks the slot staged before dropping it, so that
+ * no result for the staging can be stored before the slot names it.
+ * Return: 0 when staged, -ENODEV when no agent is attached, -EOPNOTSUPP
+ * when the agent does not do @algorithm, -EBUSY when the ring has no room
+ * (the caller compresses inline).
  */
 int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     struct ozram_stage_ref *ref);
+		     int algorithm, struct ozram_stage_ref *ref);
+
+/*
+ * Copies @page, page @index of the device @batch recompresses, into a
+ * staging slot for the agent to compress with @algorithm.  The device
+ * slot keeps its object and is not told: the ring releases the staging
+ * slot itself, and hands the result (or its failure) to
+ * ozram_recomp_result().  Return: as ozram_ring_stage().
+ */
+int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,
+				struct page *page, int algorithm);
+
+/* How many pages the ring can hold staged at once; 0 without a ring. */
+u32 ozram_ring_capacity(void);
 
 /* Device slot lock held: gives back the ring slot of a staged page. */
 void ozram_ring_release(u32 ring_slot);
+
+/*
+ * Device slot lock held, before ozram_ring_release(): the staged page is
+ * gone for good (its device is reset), so its copy is cleared, and no agent
+ * reads it from the free slot.
+ */
+void ozram_ring_forget(u32 ring_slot);
 
 /* Device slot lock held: whether @ref is still the staging of the slot. */
 bool ozram_ring_stage_current(const struct ozram_stage_ref *ref);

@@ -4,7 +4,8 @@
  * writes is trusted: the completion is a private copy, checked and claimed
  * by the slot rules (ozram_ring_slots.c); its bytes are copied out of the
  * mapping before use and, with verify=1, decoded and compared with the
- * staged copy.  Whatever fails, the kernel compresses the staged copy
+ * staged copy.  A RAW result carries no bytes that are used: the staged
+ * copy is stored.  Whatever fails, the kernel compresses the staged copy
  * itself, so a written page is never lost.  Results go to ozram_io.c,
  * which alone changes the device's slots.
  */
@@ -17,6 +18,7 @@
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_internal.h"
 
 /*
@@ -42,6 +44,15 @@ void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 		ozram_ring_defer(slot);
 }
 
+/* The result check's decoder: the algorithm the page is compressed with. */
+static int ozram_ring_decode(void *ctx, const void *src, unsigned int len,
+			     void *dst)
+{
+	const struct ozram_ring_owner *owner = ctx;
+
+	return ozram_decode(owner->oz, owner->prio, src, len, dst);
+}
+
 /*
  * Checks and stores the result of an accepted completion.
  * Return: false when it does not give back the staged page.
@@ -58,22 +69,28 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 				   OZRAM_SRC_AGENT_GPU : OZRAM_SRC_AGENT_CPU;
 	int ret;
 
-	ozram_ring_copy_output(ref->ring_slot, cqe->length, r->copy_buf);
+	if (cqe->encoding != OZRAM_RING_ENC_RAW)
+		ozram_ring_copy_output(ref->ring_slot, cqe->length,
+				       r->copy_buf);
 	if (!ozram_ring_result_matches(cqe, r->copy_buf, staged,
-				       r->decode_buf, ozram_ring_verify()))
+				       r->decode_buf, ozram_ring_verify(),
+				       ozram_ring_decode, (void *)owner))
 		return false;
 
 	switch (cqe->encoding) {
 	case OZRAM_RING_ENC_LZ4:
+	case OZRAM_RING_ENC_COMPRESSED:
 		/* Shorter than the huge class: the slot rules checked it. */
 		ret = ozram_store_staged_compressed(owner->oz, owner->index,
 						    r->copy_buf, cqe->length,
-						    source, may_reclaim, ref);
+						    owner->prio, source,
+						    may_reclaim, ref);
 		break;
 	case OZRAM_RING_ENC_RAW:
 		/* The staged copy is the page: store that, not the output. */
 		ret = ozram_store_staged_compressed(owner->oz, owner->index,
-						    staged, PAGE_SIZE, source,
+						    staged, PAGE_SIZE,
+						    owner->prio, source,
 						    may_reclaim, ref);
 		break;
 	default:
@@ -88,6 +105,52 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 	else if (!ret)
 		ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
 	return true;
+}
+
+/*
+ * The result of a page being recompressed: the bytes when the agent
+ * compressed it and they pass the checks, else NULL (the batch then has
+ * the kernel compress it).  Nothing else refers to the ring slot, so it
+ * is released first: the batch may be gone once it has its last result.
+ * reap_mutex held, which keeps copy_buf.
+ */
+void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
+				  const struct ozram_ring_cqe *cqe)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	enum ozram_source source = OZRAM_SRC_AGENT_CPU;
+	const void *result = NULL;
+	unsigned int len = 0;
+
+	if (cqe) {
+		if (cqe->encoding != OZRAM_RING_ENC_RAW)
+			ozram_ring_copy_output(slot, cqe->length, r->copy_buf);
+		if (!ozram_ring_result_matches(cqe, r->copy_buf,
+					       ozram_ring_staged_data(slot),
+					       r->decode_buf,
+					       ozram_ring_verify(),
+					       ozram_ring_decode,
+					       (void *)owner)) {
+			ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+			ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
+		} else if (cqe->encoding == OZRAM_RING_ENC_LZ4 ||
+			   cqe->encoding == OZRAM_RING_ENC_COMPRESSED) {
+			result = r->copy_buf;
+			len = cqe->length;
+		} else if (cqe->encoding == OZRAM_RING_ENC_RAW) {
+			/* It does not compress: the batch keeps the object. */
+			result = ozram_ring_staged_data(slot);
+			len = PAGE_SIZE;
+		}
+		/* Same-filled was checked when written: the kernel redoes it. */
+		if (result) {
+			ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
+			if (cqe->flags & OZRAM_RING_CQE_F_GPU)
+				source = OZRAM_SRC_AGENT_GPU;
+		}
+	}
+	ozram_ring_release(slot);
+	ozram_recomp_result(owner->batch, owner->index, result, len, source);
 }
 
 /*
@@ -135,6 +198,12 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 
 	if (verdict != OZRAM_RING_OK) {
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
+	} else if (owner.batch && cqe->status == OZRAM_RING_STATUS_OK) {
+		ozram_ring_finish_recompress(ref.ring_slot, &owner, cqe);
+		return;
+	} else if (cqe->status == -EOPNOTSUPP) {
+		/* An algorithm the agent named and then could not do. */
+		ozram_ring_count(OZRAM_RING_STAT_UNSUPPORTED, 1);
 	} else if (cqe->status != OZRAM_RING_STATUS_OK) {
 		ozram_ring_count(OZRAM_RING_STAT_AGENT_ERRORS, 1);
 	} else {
@@ -148,5 +217,9 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
 		ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
 	}
-	ozram_ring_store_inline(ref.ring_slot, &owner, &ref, may_reclaim);
+	if (owner.batch)
+		ozram_ring_finish_recompress(ref.ring_slot, &owner, NULL);
+	else
+		ozram_ring_store_inline(ref.ring_slot, &owner, &ref,
+					may_reclaim);
 }

@@ -14,6 +14,8 @@
  *   ozram_ring_dev.c       /dev/ozram-ring: open, mmap, poll, ioctl
  *
  * Locks, outermost first:
+ *   (a device's init_lock: reset, and recompress while it waits for
+ *   completions)
  *   attach_mutex  one agent at a time; held across a detach's drain
  *   reap_mutex    everything that stores a staged page outside the write
  *                 path, and device reset; cq_head and the scratch buffers
@@ -25,6 +27,8 @@
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -36,28 +40,51 @@
 #include "ozram_ring_api.h"
 #include "ozram_ring_slots.h"
 
-/* Which page of which device a ring slot holds: kernel-private. */
-struct ozram_ring_owner {
-	struct ozram *oz;
-	u32 index;
-};
-
-struct ozram_ring_state {
-	/* The shared mapping; ozram_ring_mapping.h has every access to it. */
-	void *mem;
-	struct ozram_ring_header geo;	/* private copy, never re-read */
+/*
+ * One instance of the memory shared with the agent, with where each area
+ * is.  An agent gets a fresh one when its predecessor's could still be
+ * mapped or pinned by someone (ozram_ring_queues_attach()).
+ */
+struct ozram_ring_mem {
+	void *base;			/* vmalloc_user(), mapping_size bytes */
 	struct ozram_ring_ctrl *ctrl;
 	struct ozram_ring_sqe *sq;
 	struct ozram_ring_cqe *cq;
 	u8 *output;
 	u8 *staging;
+};
+
+/* Which page of which device a ring slot holds: kernel-private. */
+struct ozram_ring_owner {
+	struct ozram *oz;
+	u32 index;
+	u32 prio;	/* the device algorithm the page is compressed with */
+	/*
+	 * A page being recompressed: its device slot keeps its object and
+	 * knows nothing of the ring slot, and the result goes to the batch,
+	 * after the ring slot is released.  NULL for a written page.
+	 */
+	struct ozram_recomp_batch *batch;
+};
+
+struct ozram_ring_state {
+	/*
+	 * The shared memory; ozram_ring_mapping.h has every access to it.
+	 * Replaced only with attach_mutex, reap_mutex and lock all held, so
+	 * any of them keeps it; readers under none of them (a device slot
+	 * lock, poll) are RCU readers.
+	 */
+	struct ozram_ring_mem __rcu *mem;
+	struct ozram_ring_header geo;	/* private copy, never re-read */
 
 	spinlock_t lock;		/* see the list above */
 	struct ozram_ring_slots slots;
 	struct ozram_ring_owner *owners;
 	u32 sq_tail;
 	bool attached;
-	pid_t agent_pid;
+	struct pid *agent;	/* the attached agent's thread group */
+	/* What it compresses: 1 << enum ozram_ring_algorithm each. */
+	u32 agent_algorithms;
 	/*
 	 * Kept slots that store_work compresses and stores: taken back,
 	 * drained, or deferred because storing them needed reclaim in the
@@ -75,6 +102,11 @@ struct ozram_ring_state {
 
 	struct mutex attach_mutex;	/* see the list above */
 	bool opened;		/* /dev/ozram-ring has its one opener */
+	/*
+	 * Counts attaches; each file keeps the count of its own in
+	 * private_data.  A file whose count is not this one was revoked.
+	 */
+	unsigned long attach_gen;
 	bool registered;	/* /dev/ozram-ring exists */
 
 	wait_queue_head_t wait;
@@ -92,13 +124,24 @@ static inline void ozram_ring_count(enum ozram_ring_stat stat, u32 n)
 	atomic64_add(n, &ozram_ring.stats[stat]);
 }
 
-/* ozram_ring.c: the parameters. */
+/* The shared memory, for code that holds attach_mutex, reap_mutex or lock. */
+static inline struct ozram_ring_mem *ozram_ring_mem(void)
+{
+	return rcu_dereference_protected(ozram_ring.mem,
+					 lockdep_is_held(&ozram_ring.lock) ||
+					 lockdep_is_held(&ozram_ring.reap_mutex) ||
+					 lockdep_is_held(&ozram_ring.attach_mutex));
+}
+
+/* ozram_ring.c: the parameters and the memory. */
 unsigned long ozram_ring_timeout(void);
 bool ozram_ring_verify(void);
+struct ozram_ring_mem *ozram_ring_mem_alloc(void);
+void ozram_ring_mem_free(struct ozram_ring_mem *a);
 
 /* ozram_ring_queue.c: the shared mapping. */
-void ozram_ring_queues_init(void);
-void ozram_ring_queues_attach(void);
+void ozram_ring_queues_init(struct ozram_ring_mem *a);
+int ozram_ring_queues_attach(void);
 void ozram_ring_queues_stop(void);
 bool ozram_ring_has_work(void);
 u32 ozram_ring_agent_sq_head(void);
@@ -110,6 +153,8 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim);
 void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 			     const struct ozram_stage_ref *ref,
 			     bool may_reclaim);
+void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
+				  const struct ozram_ring_cqe *cqe);
 
 /* ozram_ring_worker.c */
 void ozram_ring_defer(u32 slot);

@@ -23,38 +23,48 @@ static inline void *ozram_ring_slot_addr(u8 *area, u32 slot)
 }
 
 /*
- * The agent's sq_head: how far it has taken SQ entries.  Only a hint, of
- * room and of progress: nothing the agent wrote is read on the strength of
- * it, so it pairs with nothing.
+ * The agent's sq_head: how far it has taken SQ entries.  A hint, of room
+ * and of progress.  The agent releases it after reading the entries before
+ * it; the kernel writes an SQ entry only when this read found room, a
+ * control dependency, so it never overwrites an entry the agent still reads.
  */
-static inline u32 ozram_ring_read_sq_head(struct ozram_ring_state *r)
+static inline u32 ozram_ring_read_sq_head(struct ozram_ring_mem *a)
 {
-	return READ_ONCE(r->ctrl->sq_head.value);
+	return READ_ONCE(a->ctrl->sq_head.value);
 }
 
 /*
  * The page to compress, into its staging slot.  The agent maps staging
  * read-only; it reads the slot after the sq_tail release below.
  */
-static inline void ozram_ring_write_staging(struct ozram_ring_state *r,
+static inline void ozram_ring_write_staging(struct ozram_ring_mem *a,
 					    u32 slot, const void *page)
 {
-	memcpy(ozram_ring_slot_addr(r->staging, slot), page,
+	memcpy(ozram_ring_slot_addr(a->staging, slot), page,
 	       OZRAM_RING_PAGE_SIZE);
 }
 
 /* A staged page, read back by the kernel: staging is the kernel's own. */
-static inline const void *ozram_ring_read_staging(struct ozram_ring_state *r,
+static inline const void *ozram_ring_read_staging(struct ozram_ring_mem *a,
 						  u32 slot)
 {
-	return ozram_ring_slot_addr(r->staging, slot);
+	return ozram_ring_slot_addr(a->staging, slot);
+}
+
+/* Forgets what a staging slot held, so that no later agent reads it. */
+static inline void ozram_ring_clear_staging(struct ozram_ring_mem *a,
+					    u32 slot)
+{
+	memset(ozram_ring_slot_addr(a->staging, slot), 0,
+	       OZRAM_RING_PAGE_SIZE);
 }
 
 /* An SQ entry, published by the next ozram_ring_publish_sq_tail(). */
-static inline void ozram_ring_write_sqe(struct ozram_ring_state *r, u32 pos,
-					const struct ozram_ring_sqe *e)
+static inline void ozram_ring_write_sqe(struct ozram_ring_mem *a,
+					const struct ozram_ring_header *geo,
+					u32 pos, const struct ozram_ring_sqe *e)
 {
-	struct ozram_ring_sqe *sqe = &r->sq[pos & (r->geo.sq_entries - 1)];
+	struct ozram_ring_sqe *sqe = &a->sq[pos & (geo->sq_entries - 1)];
 
 	WRITE_ONCE(sqe->slot, e->slot);
 	WRITE_ONCE(sqe->generation, e->generation);
@@ -63,18 +73,18 @@ static inline void ozram_ring_write_sqe(struct ozram_ring_state *r, u32 pos,
 }
 
 /* Publishes the SQ entries and the staged pages written before @tail. */
-static inline void ozram_ring_publish_sq_tail(struct ozram_ring_state *r,
+static inline void ozram_ring_publish_sq_tail(struct ozram_ring_mem *a,
 					      u32 tail)
 {
 	/* Pairs with the agent's acquire of sq_tail (AgentQueues::pending()). */
-	smp_store_release(&r->ctrl->sq_tail.value, tail);
+	smp_store_release(&a->ctrl->sq_tail.value, tail);
 }
 
 /* The agent's cq_tail, and the CQ entries and output bytes before it. */
-static inline u32 ozram_ring_acquire_cq_tail(struct ozram_ring_state *r)
+static inline u32 ozram_ring_acquire_cq_tail(struct ozram_ring_mem *a)
 {
 	/* Pairs with the agent's release of cq_tail (AgentQueues::publish()). */
-	return smp_load_acquire(&r->ctrl->cq_tail.value);
+	return smp_load_acquire(&a->ctrl->cq_tail.value);
 }
 
 /*
@@ -82,11 +92,11 @@ static inline u32 ozram_ring_acquire_cq_tail(struct ozram_ring_state *r)
  * rewrite the entry while the kernel reads it.  Ordered by the cq_tail
  * acquire above.
  */
-static inline void ozram_ring_read_cqe(struct ozram_ring_state *r, u32 pos,
-				       struct ozram_ring_cqe *copy)
+static inline void ozram_ring_read_cqe(struct ozram_ring_mem *a,
+				       const struct ozram_ring_header *geo,
+				       u32 pos, struct ozram_ring_cqe *copy)
 {
-	const struct ozram_ring_cqe *cqe =
-		&r->cq[pos & (r->geo.cq_entries - 1)];
+	const struct ozram_ring_cqe *cqe = &a->cq[pos & (geo->cq_entries - 1)];
 
 	copy->slot = READ_ONCE(cqe->slot);
 	copy->generation = READ_ONCE(cqe->generation);
@@ -101,44 +111,52 @@ static inline void ozram_ring_read_cqe(struct ozram_ring_state *r, u32 pos,
  * @len bytes of output slot @slot, copied once: the agent may change them
  * at any time.  Ordered by the cq_tail acquire above.
  */
-static inline void ozram_ring_read_output(struct ozram_ring_state *r,
+static inline void ozram_ring_read_output(struct ozram_ring_mem *a,
 					  u32 slot, u32 len, void *dst)
 {
-	memcpy(dst, ozram_ring_slot_addr(r->output, slot), len);
+	memcpy(dst, ozram_ring_slot_addr(a->output, slot), len);
 }
 
 /* Hands the CQ entries before @head back, once they are read. */
-static inline void ozram_ring_release_cq_head(struct ozram_ring_state *r,
+static inline void ozram_ring_release_cq_head(struct ozram_ring_mem *a,
 					      u32 head)
 {
 	/* Pairs with the agent's acquire of cq_head (AgentQueues::cq_space()). */
-	smp_store_release(&r->ctrl->cq_head.value, head);
+	smp_store_release(&a->ctrl->cq_head.value, head);
 }
 
 /*
  * ctrl.flags.  Pairs with the agent's acquire of flags (RingView::
  * stopping()); nothing else is published with it.
  */
-static inline void ozram_ring_write_flags(struct ozram_ring_state *r,
+static inline void ozram_ring_write_flags(struct ozram_ring_mem *a,
 					  u32 flags)
 {
-	WRITE_ONCE(r->ctrl->flags.value, flags);
+	WRITE_ONCE(a->ctrl->flags.value, flags);
 }
 
 /*
- * Everything an agent could have scribbled on that the next one reads:
- * the header page, and indices that make both queues empty.  Called as an
- * agent attaches, when the previous agent's file, and so every mapping of
- * it, is gone; the mmap() of the new agent comes after.
+ * What a new agent finds: the kernel's header and indices that make both
+ * queues empty.  Called as an agent attaches, before its mmap(): no mapping
+ * of the area is in use (ozram_ring_queues_attach() replaces an area that
+ * may be), so plain stores, published by the open() that attaches.
  */
-static inline void ozram_ring_reset_shared(struct ozram_ring_state *r,
+static inline void ozram_ring_reset_shared(struct ozram_ring_mem *a,
+					   const struct ozram_ring_header *geo,
 					   u32 sq_tail, u32 cq_head)
 {
-	*(struct ozram_ring_header *)r->mem = r->geo;
-	WRITE_ONCE(r->ctrl->sq_head.value, sq_tail);
-	WRITE_ONCE(r->ctrl->sq_tail.value, sq_tail);
-	WRITE_ONCE(r->ctrl->cq_tail.value, cq_head);
-	WRITE_ONCE(r->ctrl->cq_head.value, cq_head);
+	*(struct ozram_ring_header *)a->base = *geo;
+	WRITE_ONCE(a->ctrl->sq_head.value, sq_tail);
+	WRITE_ONCE(a->ctrl->sq_tail.value, sq_tail);
+	WRITE_ONCE(a->ctrl->cq_tail.value, cq_head);
+	WRITE_ONCE(a->ctrl->cq_head.value, cq_head);
+}
+
+/* The output area, emptied of what an earlier agent wrote into it. */
+static inline void ozram_ring_clear_output(struct ozram_ring_mem *a,
+					   const struct ozram_ring_header *geo)
+{
+	memset(a->output, 0, geo->output.size);
 }
 
 #endif /* OZRAM_RING_MAPPING_H */

@@ -14,71 +14,156 @@
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/sched.h>
+#include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_mapping.h"
 
-/* Where each area is, from the kernel's own copy of the header. */
-void ozram_ring_queues_init(void)
+/* Where each area of a new instance is, from the kernel's own header. */
+void ozram_ring_queues_init(struct ozram_ring_mem *a)
 {
-	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_header *geo = &ozram_ring.geo;
 
-	r->ctrl = r->mem + r->geo.ctrl.offset;
-	r->sq = r->mem + r->geo.sq.offset;
-	r->cq = r->mem + r->geo.cq.offset;
-	r->output = r->mem + r->geo.output.offset;
-	r->staging = r->mem + r->geo.staging.offset;
-	ozram_ring_reset_shared(r, 0, 0);
-	ozram_ring_write_flags(r, OZRAM_RING_F_NEED_WAKEUP);
+	a->ctrl = a->base + geo->ctrl.offset;
+	a->sq = a->base + geo->sq.offset;
+	a->cq = a->base + geo->cq.offset;
+	a->output = a->base + geo->output.offset;
+	a->staging = a->base + geo->staging.offset;
+	ozram_ring_reset_shared(a, geo, 0, 0);
+	ozram_ring_write_flags(a, OZRAM_RING_F_NEED_WAKEUP);
 }
 
 /*
- * A new agent starts clean, with reap_mutex and lock held: whatever an old
- * agent left in the queues is stale, and the header is the kernel's again.
+ * Whether anything but the kernel still holds a page of @a: a mapping of an
+ * earlier agent's file (a fork of it, a file passed on) or a pin (vmsplice,
+ * a driver's registration) keeps a reference on the page.
  */
-void ozram_ring_queues_attach(void)
+static bool ozram_ring_mem_reachable(struct ozram_ring_mem *a)
+{
+	size_t off;
+
+	for (off = 0; off < ozram_ring.geo.mapping_size; off += PAGE_SIZE) {
+		if (page_count(vmalloc_to_page(a->base + off)) > 1)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Gives the next agent memory that no one else can reach.  The pages the
+ * kernel keeps staged move to the fresh area; a reader of the old one
+ * holds a device slot lock, an RCU reader, so it is freed after a grace
+ * period, and its pages live on only as long as what still maps or pins
+ * them.  attach_mutex and reap_mutex held, no agent attached.
+ */
+static int ozram_ring_renew_mem(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *old = ozram_ring_mem(), *fresh;
+	u32 slot;
 
-	ozram_ring_reset_shared(r, r->sq_tail, r->cq_head);
+	fresh = ozram_ring_mem_alloc();
+	if (!fresh)
+		return -ENOMEM;
+	ozram_ring_queues_init(fresh);
+	/* Only stage() writes a staging slot, and no agent is attached. */
+	for (slot = 0; slot < r->slots.nr; slot++) {
+		if (READ_ONCE(r->slots.states[slot]) != OZRAM_RING_SLOT_FREE)
+			ozram_ring_write_staging(fresh, slot,
+						 ozram_ring_read_staging(old, slot));
+	}
+	spin_lock(&r->lock);
+	rcu_assign_pointer(r->mem, fresh);
+	spin_unlock(&r->lock);
+	synchronize_rcu();
+	ozram_ring_mem_free(old);
+	pr_info("the last agent's ring memory is still mapped or pinned: the next agent gets fresh memory\n");
+	return 0;
+}
+
+/*
+ * A new agent starts clean, attach_mutex and reap_mutex held: whatever an
+ * old agent left in the queues is stale, the header is the kernel's again,
+ * and no page it could read belongs to anything but the pages the kernel
+ * keeps staged.
+ */
+int ozram_ring_queues_attach(void)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *a;
+	u32 slot;
+	int ret;
+
+	if (ozram_ring_mem_reachable(ozram_ring_mem())) {
+		ret = ozram_ring_renew_mem();
+		if (ret)
+			return ret;
+	}
+	a = ozram_ring_mem();
+	for (slot = 0; slot < r->slots.nr; slot++) {
+		/* Freed slots keep discarded or overwritten pages. */
+		spin_lock(&r->lock);
+		if (r->slots.states[slot] == OZRAM_RING_SLOT_FREE)
+			ozram_ring_clear_staging(a, slot);
+		spin_unlock(&r->lock);
+		cond_resched();
+	}
+	ozram_ring_clear_output(a, &r->geo);
+	/* Not attached: nothing stages, so sq_tail stands still. */
+	ozram_ring_reset_shared(a, &r->geo, r->sq_tail, r->cq_head);
 	/* Always set: agents of ABI 1.0 and 1.1 ring only while it is. */
-	ozram_ring_write_flags(r, OZRAM_RING_F_NEED_WAKEUP);
+	ozram_ring_write_flags(a, OZRAM_RING_F_NEED_WAKEUP);
 	r->seen_sq_head = r->sq_tail;
+	return 0;
 }
 
 /* No new entries will come: the agent finishes what it took and leaves. */
 void ozram_ring_queues_stop(void)
 {
-	ozram_ring_write_flags(&ozram_ring, OZRAM_RING_F_NEED_WAKEUP |
-				OZRAM_RING_F_STOPPING);
+	ozram_ring_write_flags(ozram_ring_mem(), OZRAM_RING_F_NEED_WAKEUP |
+			       OZRAM_RING_F_STOPPING);
 }
 
 /* Whether the SQ holds entries the agent has not taken. */
 bool ozram_ring_has_work(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	bool work;
 
-	return READ_ONCE(r->sq_tail) != ozram_ring_read_sq_head(r);
+	rcu_read_lock();
+	work = READ_ONCE(r->sq_tail) !=
+	       ozram_ring_read_sq_head(rcu_dereference(r->mem));
+	rcu_read_unlock();
+	return work;
 }
 
 u32 ozram_ring_agent_sq_head(void)
 {
-	return ozram_ring_read_sq_head(&ozram_ring);
+	return ozram_ring_read_sq_head(ozram_ring_mem());
 }
 
 void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 {
-	ozram_ring_read_output(&ozram_ring, slot, len, dst);
+	ozram_ring_read_output(ozram_ring_mem(), slot, len, dst);
 }
 
 /* ---- staging (write path) ------------------------------------------- */
 
-int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     struct ozram_stage_ref *ref)
+/*
+ * Copies @page into a free staging slot for @owner and posts it for the
+ * agent to compress with @algorithm.  A full ring counts as an inline
+ * fallback only for a written page (@owner has no batch).
+ */
+static int ozram_ring_post(const struct ozram_ring_owner *owner,
+			   struct page *page, int algorithm,
+			   struct ozram_stage_ref *ref)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *a;
 	struct ozram_ring_sqe sqe;
 	u32 slot, gen;
 	void *src;
@@ -91,26 +176,32 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 		spin_unlock(&r->lock);
 		return -ENODEV;
 	}
-	/* The agent's sq_head is only a hint: a bad one just means "full". */
-	if (r->sq_tail - ozram_ring_read_sq_head(r) >= r->geo.sq_entries ||
-	    !ozram_ring_slots_get(&r->slots, jiffies, &slot, &gen)) {
+	if (algorithm < 0 || !(r->agent_algorithms & BIT(algorithm))) {
 		spin_unlock(&r->lock);
-		ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
+		ozram_ring_count(OZRAM_RING_STAT_UNSUPPORTED, 1);
+		return -EOPNOTSUPP;
+	}
+	a = ozram_ring_mem();
+	/* The agent's sq_head is only a hint: a bad one just means "full". */
+	if (r->sq_tail - ozram_ring_read_sq_head(a) >= r->geo.sq_entries ||
+	    !ozram_ring_slots_get(&r->slots, jiffies, algorithm, &slot, &gen)) {
+		spin_unlock(&r->lock);
+		if (!owner->batch)
+			ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
 		return -EBUSY;
 	}
-	r->owners[slot].oz = oz;
-	r->owners[slot].index = index;
+	r->owners[slot] = *owner;
 
 	src = kmap_local_page(page);
-	ozram_ring_write_staging(r, slot, src);
+	ozram_ring_write_staging(a, slot, src);
 	kunmap_local(src);
 
 	sqe.slot = slot;
 	sqe.generation = gen;
-	sqe.device_id = oz->id;
-	sqe.flags = 0;
-	ozram_ring_write_sqe(r, r->sq_tail, &sqe);
-	ozram_ring_publish_sq_tail(r, ++r->sq_tail);
+	sqe.device_id = owner->oz->id;
+	sqe.flags = algorithm;
+	ozram_ring_write_sqe(a, &r->geo, r->sq_tail, &sqe);
+	ozram_ring_publish_sq_tail(a, ++r->sq_tail);
 	spin_unlock(&r->lock);
 
 	ref->ring_slot = slot;
@@ -119,6 +210,33 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 	wake_up_interruptible(&r->wait);
 	queue_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
 	return 0;
+}
+
+int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
+		     int algorithm, struct ozram_stage_ref *ref)
+{
+	struct ozram_ring_owner owner = {
+		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
+	};
+
+	return ozram_ring_post(&owner, page, algorithm, ref);
+}
+
+int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,
+				struct page *page, int algorithm)
+{
+	struct ozram_ring_owner owner = {
+		.oz = ozram_recomp_device(batch), .index = index,
+		.prio = ozram_recomp_priority(batch), .batch = batch,
+	};
+	struct ozram_stage_ref ref;
+
+	return ozram_ring_post(&owner, page, algorithm, &ref);
+}
+
+u32 ozram_ring_capacity(void)
+{
+	return READ_ONCE(ozram_ring.slots.nr);
 }
 
 void ozram_ring_release(u32 slot)
@@ -137,6 +255,22 @@ void ozram_ring_release(u32 slot)
 }
 
 /*
+ * Clears the staged copy of a page that is going away for good (its device
+ * is being reset), so that no agent reads it from the slot once it is free.
+ * The caller holds the page's device slot lock and releases the slot next.
+ */
+void ozram_ring_forget(u32 slot)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	if (WARN_ON_ONCE(slot >= r->slots.nr))
+		return;
+	spin_lock(&r->lock);
+	ozram_ring_clear_staging(ozram_ring_mem(), slot);
+	spin_unlock(&r->lock);
+}
+
+/*
  * The caller holds the lock of the device slot that points at ref's ring
  * slot, so the ring slot can be neither released nor staged again.
  */
@@ -146,11 +280,18 @@ bool ozram_ring_stage_current(const struct ozram_stage_ref *ref)
 					ref->generation);
 }
 
+/*
+ * Valid while the caller holds the device slot lock of the staged page (an
+ * RCU reader: preemption is off) or reap_mutex.
+ */
 const void *ozram_ring_staged_data(u32 slot)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *a;
 
-	return ozram_ring_read_staging(r, array_index_nospec(slot,
+	a = rcu_dereference_check(r->mem, rcu_read_lock_sched_held() ||
+				  lockdep_is_held(&r->reap_mutex));
+	return ozram_ring_read_staging(a, array_index_nospec(slot,
 							     r->slots.nr));
 }
 
@@ -163,11 +304,12 @@ const void *ozram_ring_staged_data(u32 slot)
 void ozram_ring_reap(bool may_reclaim)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	struct ozram_ring_mem *a = ozram_ring_mem();
 	struct ozram_ring_cqe cqe;
 	u32 tail, n;
 
 	lockdep_assert_held(&r->reap_mutex);
-	tail = ozram_ring_acquire_cq_tail(r);
+	tail = ozram_ring_acquire_cq_tail(a);
 	n = tail - r->cq_head;
 	if (!n)
 		return;
@@ -175,15 +317,15 @@ void ozram_ring_reap(bool may_reclaim)
 		/* A corrupt tail: skip to it; the pages will time out. */
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
 		r->cq_head = tail;
-		ozram_ring_release_cq_head(r, r->cq_head);
+		ozram_ring_release_cq_head(a, r->cq_head);
 		return;
 	}
 	r->last_progress = jiffies;
 	while (n--) {
-		ozram_ring_read_cqe(r, r->cq_head++, &cqe);
+		ozram_ring_read_cqe(a, &r->geo, r->cq_head++, &cqe);
 		ozram_ring_complete(&cqe, may_reclaim);
 		cond_resched();
 	}
-	ozram_ring_release_cq_head(r, r->cq_head);
+	ozram_ring_release_cq_head(a, r->cq_head);
 	ozram_ring_count(OZRAM_RING_STAT_BATCHES, 1);
 }

@@ -5,7 +5,6 @@
  * into the userspace producer and the unit tests, so it uses nothing of
  * the kernel but what the shim in agent/src/ring/kshim/ also provides.
  */
-#include <linux/lz4.h>
 #include <linux/nospec.h>
 #include <linux/string.h>
 
@@ -23,13 +22,14 @@ void ozram_ring_slots_init(struct ozram_ring_slots *s, u32 nr,
 		s->free_stack[slot] = nr - 1 - slot;
 		s->generations[slot] = 0;
 		s->states[slot] = OZRAM_RING_SLOT_FREE;
+		s->algorithms[slot] = OZRAM_RING_ALG_LZ4;
 		s->posted[slot] = 0;
 	}
 	s->nr_free = nr;
 }
 
 bool ozram_ring_slots_get(struct ozram_ring_slots *s, unsigned long now,
-			  u32 *slot, u32 *generation)
+			  u8 algorithm, u32 *slot, u32 *generation)
 {
 	u32 taken;
 
@@ -39,6 +39,7 @@ bool ozram_ring_slots_get(struct ozram_ring_slots *s, unsigned long now,
 	/* Each posting has its own generation: answers to older ones are stale. */
 	*generation = ++s->generations[taken];
 	s->states[taken] = OZRAM_RING_SLOT_IN_FLIGHT;
+	s->algorithms[taken] = algorithm;
 	s->posted[taken] = now;
 	*slot = taken;
 	return true;
@@ -80,6 +81,10 @@ enum ozram_ring_verdict ozram_ring_slots_claim(struct ozram_ring_slots *s,
 	if (s->states[checked.slot] != OZRAM_RING_SLOT_IN_FLIGHT)
 		return OZRAM_RING_STALE;
 	s->states[checked.slot] = OZRAM_RING_SLOT_KEPT;
+	if (verdict == OZRAM_RING_OK && checked.status == OZRAM_RING_STATUS_OK &&
+	    !ozram_ring_encoding_fits(checked.encoding,
+				      s->algorithms[checked.slot]))
+		return OZRAM_RING_BAD_ENCODING;
 	return verdict;
 }
 
@@ -119,25 +124,29 @@ static bool page_is_filled_with(const void *page, u64 fill)
 
 bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
 			       const void *out, const void *staged,
-			       void *scratch, bool verify)
+			       void *scratch, bool verify,
+			       int (*decode)(void *ctx, const void *src,
+					     unsigned int len, void *dst),
+			       void *ctx)
 {
-	int len;
-
 	switch (cqe->encoding) {
 	case OZRAM_RING_ENC_LZ4:
+	case OZRAM_RING_ENC_COMPRESSED:
 		if (!verify)
 			return true;
-		len = LZ4_decompress_safe(out, scratch, cqe->length,
-					  OZRAM_RING_PAGE_SIZE);
-		return len == OZRAM_RING_PAGE_SIZE &&
+		return !decode(ctx, out, cqe->length, scratch) &&
 		       !memcmp(scratch, staged, OZRAM_RING_PAGE_SIZE);
 	case OZRAM_RING_ENC_RAW:
-		return !verify || !memcmp(out, staged, OZRAM_RING_PAGE_SIZE);
+		return true;
 	case OZRAM_RING_ENC_SAME_FILLED:
-		/* A device slot keeps an unsigned long: a wider word is cut. */
+		/*
+		 * A device slot keeps an unsigned long: a wider word is cut.
+		 * The word is checked even without @verify: it is stored in
+		 * place of the page, and 512 compares cost less than a decode.
+		 */
 		if (cqe->fill != (unsigned long)cqe->fill)
 			return false;
-		return !verify || page_is_filled_with(staged, cqe->fill);
+		return page_is_filled_with(staged, cqe->fill);
 	default:
 		return false;
 	}

@@ -39,6 +39,7 @@ struct ozram_ring_slots {
 	/* The generation of each slot's latest posting. */
 	u32 *generations;
 	u8 *states;		/* enum ozram_ring_slot_state */
+	u8 *algorithms;		/* enum ozram_ring_algorithm of each posting */
 	unsigned long *posted;	/* tick of each slot's latest posting */
 };
 
@@ -47,11 +48,12 @@ void ozram_ring_slots_init(struct ozram_ring_slots *s, u32 nr,
 			   u32 huge_threshold);
 
 /*
- * Takes a free slot for a new posting at tick @now.  Return: false when
- * none is free; otherwise true with *@slot and the *@generation to post.
+ * Takes a free slot for a new posting of a page of @algorithm at tick
+ * @now.  Return: false when none is free; otherwise true with *@slot and
+ * the *@generation to post.
  */
 bool ozram_ring_slots_get(struct ozram_ring_slots *s, unsigned long now,
-			  u32 *slot, u32 *generation);
+			  u8 algorithm, u32 *slot, u32 *generation);
 
 /* Frees @slot, whatever its state: a later completion for it is stale. */
 void ozram_ring_slots_put(struct ozram_ring_slots *s, u32 slot);
@@ -68,8 +70,9 @@ bool ozram_ring_slots_current(const struct ozram_ring_slots *s, u32 slot,
  * answer to the slot's posting in flight.  OZRAM_RING_BAD_SLOT and
  * OZRAM_RING_STALE (an old generation, or a slot not in flight: a repeat)
  * leave every slot as it was; any other verdict moves the slot to
- * OZRAM_RING_SLOT_KEPT, so that a repeat is stale.  OZRAM_RING_OK with a
- * negative status is the agent giving the page back.
+ * OZRAM_RING_SLOT_KEPT, so that a repeat is stale.  An encoding that cannot
+ * answer the posting's algorithm is OZRAM_RING_BAD_ENCODING.
+ * OZRAM_RING_OK with a negative status is the agent giving the page back.
  */
 enum ozram_ring_verdict ozram_ring_slots_claim(struct ozram_ring_slots *s,
 					       const struct ozram_ring_cqe *cqe);
@@ -102,11 +105,18 @@ enum ozram_ring_take_back ozram_ring_slots_take_back(struct ozram_ring_slots *s,
  * Whether the result of an accepted completion @cqe gives back @staged, the
  * page the producer posted.  @out is the producer's private copy of the
  * cqe->length bytes of the output slot (the agent may rewrite the slot at
- * any time); @scratch is a page of scratch memory.  With @verify false,
- * only a same-filled word that an unsigned long cannot hold is refused.
+ * any time); @scratch is a page of scratch memory.  A compressed result is
+ * decoded with @decode(@ctx, ...), the decoder of the posting's algorithm,
+ * which returns 0 when the bytes give exactly one page.  With @verify
+ * false, compressed results are taken as they are; a same-filled word is
+ * always checked against the staged page.  A RAW result always matches:
+ * the producer stores its staged copy and never reads the agent's bytes.
  */
 bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
 			       const void *out, const void *staged,
-			       void *scratch, bool verify);
+			       void *scratch, bool verify,
+			       int (*decode)(void *ctx, const void *src,
+					     unsigned int len, void *dst),
+			       void *ctx);
 
 #endif /* OZRAM_RING_SLOTS_H */

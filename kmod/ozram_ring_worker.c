@@ -121,7 +121,9 @@ void ozram_ring_store_fn(struct work_struct *work)
 		ref.ring_slot = slot;
 		ref.generation = r->slots.generations[slot];
 		spin_unlock(&r->lock);
-		if (kept)
+		if (kept && owner.batch)
+			ozram_ring_finish_recompress(slot, &owner, NULL);
+		else if (kept)
 			ozram_ring_store_inline(slot, &owner, &ref, true);
 		mutex_unlock(&r->reap_mutex);
 		cond_resched();
@@ -142,7 +144,8 @@ void ozram_ring_retry_held(struct ozram *oz)
 	spin_lock(&r->lock);
 	for (slot = 0; slot < r->slots.nr; slot++) {
 		if (r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
-		    r->owners[slot].oz == oz && !test_bit(slot, r->to_store)) {
+		    r->owners[slot].oz == oz && !r->owners[slot].batch &&
+		    !test_bit(slot, r->to_store)) {
 			__set_bit(slot, r->to_store);
 			n++;
 		}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ozram slot table: accessors of the per-page slots, for ozram_io.c, the
- * only code that writes the table.  Every helper that reads or changes a
+ * ozram slot table: accessors of the per-page slots, for the data path
+ * (ozram_io*.c), the only code that writes the table.  Every helper that reads or changes a
  * slot needs the slot's bit spinlock, taken with ozram_slot_lock(), except
  * while the device is being set up or torn down.
  */
@@ -11,6 +11,7 @@
 #include <linux/bit_spinlock.h>
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
+#include <linux/ktime.h>
 
 #include "ozram_drv.h"
 
@@ -33,6 +34,16 @@ enum ozram_slot_flag {
 	 * the ring slot) for the agent to compress it.
 	 */
 	OZRAM_SLOT_STAGED,
+	/*
+	 * Two bits: the priority of the algorithm that compressed the
+	 * object, 0 for the device's own, 1..3 for a recompression one.
+	 */
+	OZRAM_SLOT_PRIO_BIT0,
+	OZRAM_SLOT_PRIO_BIT1,
+	/* Recompression could not make it smaller: not tried again. */
+	OZRAM_SLOT_INCOMPRESSIBLE,
+	/* A copy is with the agent for recompression (see ozram_recomp.c). */
+	OZRAM_SLOT_RECOMPRESSING,
 
 	__OZRAM_SLOT_NR_FLAGS,
 };
@@ -46,6 +57,12 @@ struct ozram_slot {
 		unsigned long element;	/* with OZRAM_SLOT_SAME */
 	};
 	unsigned long flags;
+	/*
+	 * Boot time of the last read or write, for idle marking by age.  Not
+	 * reset when the content is replaced: a staged page's result takes
+	 * over the time of the write that staged it.
+	 */
+	ktime_t ac_time;
 };
 
 static inline void ozram_slot_lock(struct ozram *oz, u32 index)
@@ -101,13 +118,25 @@ static inline bool ozram_slot_allocated(struct ozram *oz, u32 index)
 	       ozram_test_flag(oz, index, OZRAM_SLOT_STAGED);
 }
 
+static inline u32 ozram_get_priority(struct ozram *oz, u32 index)
+{
+	return (oz->table[index].flags >> OZRAM_SLOT_PRIO_BIT0) & 0x3;
+}
+
+static inline void ozram_set_priority(struct ozram *oz, u32 index, u32 prio)
+{
+	oz->table[index].flags &= ~(3UL << OZRAM_SLOT_PRIO_BIT0);
+	oz->table[index].flags |= (unsigned long)(prio & 0x3) <<
+				  OZRAM_SLOT_PRIO_BIT0;
+}
+
 static inline enum ozram_source ozram_slot_source(struct ozram *oz, u32 index)
 {
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU))
 		return OZRAM_SRC_AGENT_GPU;
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_SRC_AGENT_CPU))
 		return OZRAM_SRC_AGENT_CPU;
-	return OZRAM_SRC_KERNEL_LZ4;
+	return OZRAM_SRC_KERNEL;
 }
 
 static inline void ozram_set_slot_source(struct ozram *oz, u32 index,

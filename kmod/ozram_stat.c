@@ -70,6 +70,8 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		snap->source_pages[src] = read_stat(&st->source_pages[src]);
 	snap->staged_pages = read_stat(&st->staged_pages);
+	snap->recompressed_pages = read_stat(&st->recompressed_pages);
+	snap->recompress_saved = read_stat(&st->recompress_saved);
 	ozram_ring_snapshot(snap);
 	up_read(&oz->init_lock);
 }
@@ -100,6 +102,8 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		sum->source_pages[src] += snap->source_pages[src];
 	sum->staged_pages += snap->staged_pages;
+	sum->recompressed_pages += snap->recompressed_pages;
+	sum->recompress_saved += snap->recompress_saved;
 	/* The ring is shared by every device: not summed. */
 	sum->agent_attached = snap->agent_attached;
 	sum->agent_pid = snap->agent_pid;

@@ -13,7 +13,7 @@ struct ozram;
 
 /* Who produced the compressed object of a slot. */
 enum ozram_source {
-	OZRAM_SRC_KERNEL_LZ4,
+	OZRAM_SRC_KERNEL,	/* the kernel, with the device's algorithm */
 	OZRAM_SRC_AGENT_CPU,
 	OZRAM_SRC_AGENT_GPU,
 	OZRAM_SRC_NR,
@@ -26,6 +26,10 @@ struct ozram_stats {
 	atomic64_t huge_pages;		/* pages stored raw */
 	atomic64_t huge_pages_since;	/* raw stores since initialisation */
 	atomic64_t staged_pages;	/* pages waiting in the offload ring */
+	/* pages stored by a recompression algorithm */
+	atomic64_t recompressed_pages;
+	/* bytes recompression saved since initialisation */
+	atomic64_t recompress_saved;
 	/* compressed pages stored, by the path that compressed them */
 	atomic64_t source_pages[OZRAM_SRC_NR];
 	atomic64_t num_reads;
@@ -79,6 +83,8 @@ struct ozram_snapshot {
 	/* backend_stat */
 	u64 source_pages[OZRAM_SRC_NR];
 	u64 staged_pages;
+	u64 recompressed_pages;
+	u64 recompress_saved;
 	bool agent_attached;
 	u32 agent_pid;
 	u64 ring[OZRAM_RING_NR_STATS];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram sysfs: the per-device attributes in /sys/block/ozramN/ and the
- * hot_add/hot_remove control files in /sys/class/ozram-control/.
+ * ozram sysfs: the per-device attributes in /sys/block/ozramN/.  The
+ * control class (hot_add, hot_remove) is in ozram_control.c.
  *
  * Names, formats and error codes follow zram's (Documentation/ABI/).
  */
@@ -11,21 +11,80 @@
 #include <linux/blkdev.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
-#include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_recomp.h"
 #include "ozram_ring_api.h"
-
-/* The only algorithm: the agent and the kernel must produce the same. */
-#define OZRAM_COMP_ALGORITHM "lz4"
 
 static struct ozram *dev_to_ozram(struct device *dev)
 {
 	return dev_to_disk(dev)->private_data;
+}
+
+/*
+ * A write that holds a NUL byte is refused whole: the parsers below would
+ * stop at it and act on the part before it ("1\0x" as "1").
+ */
+bool ozram_sysfs_has_nul(const char *buf, size_t len)
+{
+	return strnlen(buf, len) != len;
+}
+
+/*
+ * A size as memparse() reads it (a number in any base kstrtoull() takes,
+ * with an optional K, M, G, T, P or E suffix), but strictly: nothing after
+ * the suffix except one newline, and -EINVAL rather than a wrap when the
+ * value does not fit in 64 bits.  zram takes both without a complaint.
+ */
+static int ozram_parse_size(const char *buf, size_t len, u64 *size)
+{
+	unsigned int shift = 0;
+	char text[24];
+	u64 value;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	switch (text[len - 1]) {
+	case 'E':
+	case 'e':
+		shift += 10;
+		fallthrough;
+	case 'P':
+	case 'p':
+		shift += 10;
+		fallthrough;
+	case 'T':
+	case 't':
+		shift += 10;
+		fallthrough;
+	case 'G':
+	case 'g':
+		shift += 10;
+		fallthrough;
+	case 'M':
+	case 'm':
+		shift += 10;
+		fallthrough;
+	case 'K':
+	case 'k':
+		shift += 10;
+		text[--len] = '\0';
+	}
+	if (kstrtoull(text, 0, &value) || value > U64_MAX >> shift)
+		return -EINVAL;
+	*size = value << shift;
+	return 0;
 }
 
 static ssize_t disksize_show(struct device *dev,
@@ -41,9 +100,13 @@ static ssize_t disksize_store(struct device *dev,
 			      size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
+	u64 disksize;
 	int ret;
 
-	ret = ozram_init_device(oz, memparse(buf, NULL));
+	ret = ozram_parse_size(buf, len, &disksize);
+	if (ret)
+		return ret;
+	ret = ozram_init_device(oz, disksize);
 	if (ret == -EBUSY)
 		pr_info("%s: cannot change the size of an initialised device\n",
 			oz->disk->disk_name);
@@ -70,6 +133,8 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	unsigned short do_reset;
 	int ret;
 
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
 	ret = kstrtou16(buf, 10, &do_reset);
 	if (ret)
 		return ret;
@@ -94,30 +159,140 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	return len;
 }
 
+/* Names the algorithm of priority @prio: only before initialisation. */
+static int ozram_set_algorithm(struct ozram *oz, int prio, const char *name)
+{
+	int ret = 0;
+
+	down_write(&oz->init_lock);
+	if (ozram_init_done(oz)) {
+		pr_info("%s: cannot change the algorithms of an initialised device\n",
+			oz->disk->disk_name);
+		ret = -EBUSY;
+	} else {
+		strscpy(oz->comp_names[prio], name, sizeof(oz->comp_names[prio]));
+	}
+	up_write(&oz->init_lock);
+	return ret;
+}
+
 static ssize_t comp_algorithm_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "[%s]\n", OZRAM_COMP_ALGORITHM);
+	struct ozram *oz = dev_to_ozram(dev);
+	ssize_t len;
+
+	down_read(&oz->init_lock);
+	len = ozram_comp_list(buf, 0, oz->comp_names[OZRAM_PRIMARY_COMP]);
+	up_read(&oz->init_lock);
+	return len;
 }
 
 static ssize_t comp_algorithm_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t len)
 {
-	struct ozram *oz = dev_to_ozram(dev);
-	int ret = len;
+	char name[OZRAM_COMP_NAME_MAX];
+	int ret;
 
-	if (!sysfs_streq(buf, OZRAM_COMP_ALGORITHM))
+	if (ozram_sysfs_has_nul(buf, len) || !ozram_comp_copy_name(name, buf) ||
+	    !ozram_comp_available(name))
 		return -EINVAL;
+	ret = ozram_set_algorithm(dev_to_ozram(dev), OZRAM_PRIMARY_COMP, name);
+	return ret ? ret : len;
+}
+
+/* Each recompression algorithm, after its priority, as zram lists them. */
+static ssize_t recomp_algorithm_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	ssize_t len = 0;
+	int prio;
 
 	down_read(&oz->init_lock);
-	if (ozram_init_done(oz)) {
-		pr_info("%s: cannot change the algorithm of an initialised device\n",
-			oz->disk->disk_name);
-		ret = -EBUSY;
+	for (prio = OZRAM_PRIMARY_COMP + 1; prio < OZRAM_MAX_COMPS; prio++) {
+		if (!oz->comp_names[prio][0])
+			continue;
+		len += sysfs_emit_at(buf, len, "#%d: ", prio);
+		len = ozram_comp_list(buf, len, oz->comp_names[prio]);
 	}
 	up_read(&oz->init_lock);
+	return len;
+}
+
+/* "algo=NAME [priority=N]", priority 1 by default, before initialisation. */
+static ssize_t recomp_algorithm_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	char name[OZRAM_COMP_NAME_MAX];
+	char *args, *cursor, *param, *val, *alg = NULL;
+	int prio = OZRAM_PRIMARY_COMP + 1, ret = -EINVAL;
+	bool prio_set = false;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	args = kstrndup(buf, len, GFP_KERNEL);
+	if (!args)
+		return -ENOMEM;
+	cursor = skip_spaces(args);
+	while (*cursor) {
+		cursor = next_arg(cursor, &param, &val);
+		if (!val || !*val)
+			goto out;
+		if (!strcmp(param, "algo") && !alg) {
+			alg = val;
+		} else if (!strcmp(param, "priority") && !prio_set) {
+			if (kstrtoint(val, 10, &prio))
+				goto out;
+			prio_set = true;
+		} else {
+			goto out;
+		}
+	}
+	if (!alg || prio <= OZRAM_PRIMARY_COMP || prio >= OZRAM_MAX_COMPS ||
+	    !ozram_comp_copy_name(name, alg) || !ozram_comp_available(name))
+		goto out;
+
+	ret = ozram_set_algorithm(oz, prio, name);
+	if (!ret)
+		ret = len;
+out:
+	kfree(args);
 	return ret;
+}
+
+/*
+ * zram's recompress: "[type=idle|huge|huge_idle] [threshold=BYTES]
+ * [max_pages=N] [algo=NAME] [priority=N]".  Returns when the pages are
+ * done.
+ */
+static ssize_t recompress_store(struct device *dev,
+				struct device_attribute *attr, const char *buf,
+				size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	struct ozram_recomp_params params;
+	char *args;
+	int ret;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	args = kstrndup(buf, len, GFP_KERNEL);
+	if (!args)
+		return -ENOMEM;
+
+	down_read(&oz->init_lock);
+	ret = -EINVAL;
+	if (ozram_init_done(oz))
+		ret = ozram_recomp_parse(oz, args, &params);
+	if (!ret)
+		ret = ozram_recompress(oz, &params);
+	up_read(&oz->init_lock);
+	kfree(args);
+	return ret ? ret : len;
 }
 
 /* Streams are per CPU, as in zram: the value is reported, not used. */
@@ -133,7 +308,7 @@ static ssize_t max_comp_streams_store(struct device *dev,
 {
 	unsigned int streams;
 
-	if (kstrtouint(buf, 10, &streams))
+	if (ozram_sysfs_has_nul(buf, len) || kstrtouint(buf, 10, &streams))
 		return -EINVAL;
 	return len;
 }
@@ -143,11 +318,11 @@ static ssize_t mem_limit_store(struct device *dev,
 			       size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
-	char *end;
 	u64 limit;
 
-	limit = memparse(buf, &end);
-	if (buf == end)
+	/* A limit that rounds up past 64 bits would wrap to no limit. */
+	if (ozram_parse_size(buf, len, &limit) ||
+	    limit > U64_MAX - (PAGE_SIZE - 1))
 		return -EINVAL;
 
 	down_write(&oz->init_lock);
@@ -166,7 +341,8 @@ static ssize_t mem_used_max_store(struct device *dev,
 	unsigned long val;
 
 	/* Only a reset to the current usage is meaningful. */
-	if (kstrtoul(buf, 10, &val) || val != 0)
+	if (ozram_sysfs_has_nul(buf, len) || kstrtoul(buf, 10, &val) ||
+	    val != 0)
 		return -EINVAL;
 
 	down_read(&oz->init_lock);
@@ -181,8 +357,11 @@ static ssize_t compact_store(struct device *dev,
 			     struct device_attribute *attr, const char *buf,
 			     size_t len)
 {
-	int ret = ozram_compact(dev_to_ozram(dev));
+	int ret;
 
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	ret = ozram_compact(dev_to_ozram(dev));
 	return ret ? ret : len;
 }
 
@@ -190,15 +369,23 @@ static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t len)
 {
 	struct ozram *oz = dev_to_ozram(dev);
+	ktime_t cutoff = KTIME_MAX;
 	ssize_t ret = -EINVAL;
+	u64 age;
 
-	/* No access-time tracking: "all" is the only cutoff understood. */
-	if (!sysfs_streq(buf, "all"))
+	/* "all", or an age in seconds: pages not accessed for that long. */
+	if (ozram_sysfs_has_nul(buf, len))
 		return -EINVAL;
+	if (!sysfs_streq(buf, "all")) {
+		if (kstrtoull(buf, 0, &age) || age > KTIME_SEC_MAX)
+			return -EINVAL;
+		cutoff = ktime_sub(ktime_get_boottime(),
+				   ns_to_ktime(age * NSEC_PER_SEC));
+	}
 
 	down_read(&oz->init_lock);
 	if (ozram_init_done(oz)) {
-		ozram_mark_idle(oz);
+		ozram_mark_idle(oz, cutoff);
 		ret = len;
 	}
 	up_read(&oz->init_lock);
@@ -211,12 +398,14 @@ static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 	struct ozram_snapshot s;
 
 	ozram_snapshot(dev_to_ozram(dev), &s);
+	/* zram's nine numbers, then the pages and bytes recompression saved. */
 	return sysfs_emit(buf,
-			  "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			  "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 			  s.orig_data_size, s.compr_data_size,
 			  s.mem_used_total, s.mem_limit, s.mem_used_max,
 			  s.same_pages, s.pages_compacted, s.huge_pages,
-			  s.huge_pages_since);
+			  s.huge_pages_since, s.recompressed_pages,
+			  s.recompress_saved);
 }
 
 static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
@@ -248,7 +437,7 @@ static ssize_t backend_stat_show(struct device *dev,
 	ozram_snapshot(dev_to_ozram(dev), &s);
 	len = sysfs_emit(buf,
 			 "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nstaged: %llu\nagent: %s\nagent_pid: %u\n",
-			 s.source_pages[OZRAM_SRC_KERNEL_LZ4],
+			 s.source_pages[OZRAM_SRC_KERNEL],
 			 s.source_pages[OZRAM_SRC_AGENT_CPU],
 			 s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
 			 s.huge_pages, s.staged_pages,
@@ -257,6 +446,9 @@ static ssize_t backend_stat_show(struct device *dev,
 	for (i = 0; i < OZRAM_RING_NR_STATS; i++)
 		len += sysfs_emit_at(buf, len, "%s: %llu\n",
 				     ozram_ring_stat_keys[i], s.ring[i]);
+	len += sysfs_emit_at(buf, len,
+			     "recompressed: %llu\nrecompress_saved: %llu\n",
+			     s.recompressed_pages, s.recompress_saved);
 	return len;
 }
 
@@ -264,6 +456,8 @@ static DEVICE_ATTR_RW(disksize);
 static DEVICE_ATTR_RO(initstate);
 static DEVICE_ATTR_WO(reset);
 static DEVICE_ATTR_RW(comp_algorithm);
+static DEVICE_ATTR_RW(recomp_algorithm);
+static DEVICE_ATTR_WO(recompress);
 static DEVICE_ATTR_RW(max_comp_streams);
 static DEVICE_ATTR_WO(mem_limit);
 static DEVICE_ATTR_WO(mem_used_max);
@@ -279,6 +473,8 @@ static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_initstate.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_comp_algorithm.attr,
+	&dev_attr_recomp_algorithm.attr,
+	&dev_attr_recompress.attr,
 	&dev_attr_max_comp_streams.attr,
 	&dev_attr_mem_limit.attr,
 	&dev_attr_mem_used_max.attr,
@@ -299,82 +495,3 @@ const struct attribute_group *ozram_disk_groups[] = {
 	&ozram_disk_group,
 	NULL,
 };
-
-/*
- * Reading hot_add creates a device and returns its id, as zram's does;
- * hence mode 0400 although it is a read.
- */
-static ssize_t hot_add_show(struct class *class, struct class_attribute *attr,
-			    char *buf)
-{
-	int ret;
-
-	ozram_devices_lock();
-	ret = ozram_add();
-	ozram_devices_unlock();
-	if (ret < 0)
-		return ret;
-	return sysfs_emit(buf, "%d\n", ret);
-}
-
-static struct class_attribute class_attr_hot_add =
-	__ATTR(hot_add, 0400, hot_add_show, NULL);
-
-static ssize_t hot_remove_store(struct class *class,
-				struct class_attribute *attr, const char *buf,
-				size_t count)
-{
-	struct ozram *oz;
-	int ret, id;
-
-	ret = kstrtoint(buf, 10, &id);
-	if (ret)
-		return ret;
-	if (id < 0)
-		return -EINVAL;
-
-	ozram_devices_lock();
-	oz = ozram_find_device(id);
-	if (oz) {
-		ret = ozram_remove(oz);
-		if (!ret)
-			ozram_forget_device(id);
-	} else {
-		ret = -ENODEV;
-	}
-	ozram_devices_unlock();
-	return ret ? ret : count;
-}
-
-static CLASS_ATTR_WO(hot_remove);
-
-static struct attribute *ozram_control_class_attrs[] = {
-	&class_attr_hot_add.attr,
-	&class_attr_hot_remove.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(ozram_control_class);
-
-static struct class ozram_control_class = {
-	.name = "ozram-control",	/* "zram-control" with compat=1 */
-	.owner = THIS_MODULE,
-	.class_groups = ozram_control_class_groups,
-};
-
-int ozram_control_register(void)
-{
-	int ret;
-
-	if (ozram_compat)
-		ozram_control_class.name = "zram-control";
-	ret = class_register(&ozram_control_class);
-	if (ret)
-		pr_err("cannot register the %s class: %d\n",
-		       ozram_control_class.name, ret);
-	return ret;
-}
-
-void ozram_control_unregister(void)
-{
-	class_unregister(&ozram_control_class);
-}

@@ -95,6 +95,8 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_RING,		/* nest: enum ozram_ring_attr */
 	OZRAM_ATTR_AGENT_PID,		/* u32: tgid of the attached agent, 0 */
 	OZRAM_ATTR_PAGES_STAGED,	/* u64: pages waiting in the offload ring */
+	OZRAM_ATTR_PAGES_RECOMPRESSED,	/* u64: pages stored recompressed */
+	OZRAM_ATTR_RECOMPRESS_SAVED,	/* u64 bytes: saved by recompression */
 
 	__OZRAM_ATTR_MAX,
 	OZRAM_ATTR_MAX = __OZRAM_ATTR_MAX - 1

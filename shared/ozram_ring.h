@@ -21,7 +21,7 @@
 #define OZRAM_RING_MAGIC	0x4d525a4fU	/* "OZRM" in little endian */
 /* Major: incompatible layout change.  Minor: compatible additions only. */
 #define OZRAM_RING_ABI_MAJOR	1
-#define OZRAM_RING_ABI_MINOR	2
+#define OZRAM_RING_ABI_MINOR	4
 
 #define OZRAM_RING_PAGE_SIZE	4096U
 #define OZRAM_RING_CACHELINE	64U
@@ -55,7 +55,7 @@ struct ozram_ring_header {
 	__u32 sqe_size;		/* sizeof(struct ozram_ring_sqe) */
 	__u32 cqe_size;		/* sizeof(struct ozram_ring_cqe) */
 	__u32 huge_threshold;	/* largest LZ4 length accepted, <= page_size */
-	__u32 features;		/* none defined in 1.0: zero */
+	__u32 features;		/* OZRAM_RING_FEAT_*: what the producer does */
 	__u32 reserved0;
 	__u64 mapping_size;	/* bytes of the whole mapping */
 	struct ozram_ring_area ctrl;	/* struct ozram_ring_ctrl */
@@ -64,6 +64,14 @@ struct ozram_ring_header {
 	struct ozram_ring_area output;	/* slots x page_size, written by the agent */
 	struct ozram_ring_area staging;	/* slots x page_size, read-only to the agent */
 };
+
+/*
+ * header.features (ABI 1.3):
+ * ALGORITHMS: the producer submits pages of other algorithms than LZ4 to an
+ *   agent that named them with OZRAM_RING_IOC_SET_ALGORITHMS, says each
+ *   page's algorithm in sqe.flags, and accepts OZRAM_RING_ENC_COMPRESSED.
+ */
+#define OZRAM_RING_FEAT_ALGORITHMS	0x1U
 
 /* A 32-bit index alone on its cache line, so the two sides never share one. */
 struct ozram_ring_index {
@@ -103,8 +111,24 @@ struct ozram_ring_sqe {
 	__u32 slot;		/* < header.slots */
 	__u32 generation;	/* bumped by the producer at every reuse of slot */
 	__u32 device_id;	/* which /dev/ozramN: for statistics only */
-	__u32 flags;		/* none defined in 1.0: zero */
+	__u32 flags;		/* the page's algorithm (1.3); other bits zero */
 };
+
+/*
+ * The algorithm of a page, in sqe.flags & OZRAM_RING_SQE_ALGORITHM (ABI
+ * 1.3), each as the kernel's crypto API names it and decodes it.  LZ4 is 0,
+ * so that every page of an older producer is one.
+ */
+enum ozram_ring_algorithm {
+	OZRAM_RING_ALG_LZ4 = 0,		/* "lz4": an LZ4 block */
+	OZRAM_RING_ALG_LZ4HC = 1,	/* "lz4hc": an LZ4 block */
+	OZRAM_RING_ALG_LZO = 2,		/* "lzo": LZO1X */
+	OZRAM_RING_ALG_LZO_RLE = 3,	/* "lzo-rle": LZO1X, with or without RLE */
+	OZRAM_RING_ALG_ZSTD = 4,	/* "zstd": a zstd frame */
+	OZRAM_RING_ALG_NR
+};
+
+#define OZRAM_RING_SQE_ALGORITHM	0xffU
 
 /* Completion status: OZRAM_RING_STATUS_OK or a negative errno (-4095..-1). */
 #define OZRAM_RING_STATUS_OK		0
@@ -113,8 +137,19 @@ struct ozram_ring_sqe {
 /* How the agent stored the page in output slot `slot`. */
 enum ozram_ring_encoding {
 	OZRAM_RING_ENC_LZ4 = 1,		/* LZ4 block, 1..huge_threshold bytes */
-	OZRAM_RING_ENC_RAW = 2,		/* the page as is, page_size bytes */
+	/*
+	 * The page does not compress: the producer stores its staged copy.
+	 * No bytes (length 0) from ABI 1.4; an older agent's page_size bytes
+	 * are accepted and never read.
+	 */
+	OZRAM_RING_ENC_RAW = 2,
 	OZRAM_RING_ENC_SAME_FILLED = 3,	/* `fill` repeated, 0 bytes */
+	/*
+	 * ABI 1.3, with OZRAM_RING_FEAT_ALGORITHMS: the page in the algorithm
+	 * of its submission, 1..huge_threshold bytes.  For an LZ4 page the
+	 * same as OZRAM_RING_ENC_LZ4, which other algorithms may not use.
+	 */
+	OZRAM_RING_ENC_COMPRESSED = 4,
 };
 
 struct ozram_ring_cqe {
@@ -152,6 +187,10 @@ static_assert(sizeof(struct ozram_ring_cqe) == 32, "cqe");
  * - ioctl(OZRAM_RING_IOC_COMPLETE): completions were posted up to cq_tail.
  * - ioctl(OZRAM_RING_IOC_DETACH): the agent leaves; the producer takes back
  *   every slot in flight at once instead of waiting for its timeout.
+ * - ioctl(OZRAM_RING_IOC_SET_ALGORITHMS, __u32 *mask) (ABI 1.3, with
+ *   OZRAM_RING_FEAT_ALGORITHMS): the algorithms the agent compresses, bit
+ *   1 << OZRAM_RING_ALG_* each; LZ4 always.  Unknown bits: EINVAL.  Until
+ *   it is called, and from each attach, an agent gets LZ4 pages only.
  * - mmap(): offset 0 maps [0, staging.offset) read-write; offset
  *   staging.offset maps the staging area, read-only.
  * read() and write() are not doorbells: they fail with EINVAL.
@@ -159,6 +198,7 @@ static_assert(sizeof(struct ozram_ring_cqe) == 32, "cqe");
 #define OZRAM_RING_IOC_MAGIC	0xB7
 #define OZRAM_RING_IOC_COMPLETE	_IO(OZRAM_RING_IOC_MAGIC, 1)
 #define OZRAM_RING_IOC_DETACH	_IO(OZRAM_RING_IOC_MAGIC, 2)
+#define OZRAM_RING_IOC_SET_ALGORITHMS _IOW(OZRAM_RING_IOC_MAGIC, 3, __u32)
 
 /* What ozram_ring_check_header() and ozram_ring_check_cqe() find. */
 enum ozram_ring_verdict {
@@ -318,6 +358,17 @@ ozram_ring_producer_cqe_flags(const struct ozram_ring_header *h)
 }
 
 /*
+ * The length of an OZRAM_RING_ENC_RAW completion for a producer with header
+ * `h`: 0 from ABI 1.4, which stores its staged copy and reads no bytes;
+ * older producers want the page copied into the output slot.
+ */
+static inline __u32
+ozram_ring_producer_raw_length(const struct ozram_ring_header *h)
+{
+	return h->abi_minor >= 4 ? 0 : OZRAM_RING_PAGE_SIZE;
+}
+
+/*
  * The producer's check of one completion.  `cqe` must be a private copy
  * (read each field of the shared entry once); `generations` holds the
  * current generation of each of the `slots` slots.  OZRAM_RING_OK with a
@@ -343,12 +394,13 @@ ozram_ring_check_cqe(const struct ozram_ring_cqe *cqe, __u32 slots,
 	}
 	switch (cqe->encoding) {
 	case OZRAM_RING_ENC_LZ4:
+	case OZRAM_RING_ENC_COMPRESSED:
 		if (cqe->length == 0 || cqe->length > huge_threshold ||
 		    cqe->length > OZRAM_RING_PAGE_SIZE)
 			return OZRAM_RING_BAD_LENGTH;
 		return OZRAM_RING_OK;
 	case OZRAM_RING_ENC_RAW:
-		if (cqe->length != OZRAM_RING_PAGE_SIZE)
+		if (cqe->length != 0 && cqe->length != OZRAM_RING_PAGE_SIZE)
 			return OZRAM_RING_BAD_LENGTH;
 		return OZRAM_RING_OK;
 	case OZRAM_RING_ENC_SAME_FILLED:
@@ -366,9 +418,30 @@ ozram_ring_check_sqe(const struct ozram_ring_sqe *sqe, __u32 slots)
 {
 	if (sqe->slot >= slots)
 		return OZRAM_RING_BAD_SLOT;
-	if (sqe->flags != 0)
+	if ((sqe->flags & ~OZRAM_RING_SQE_ALGORITHM) ||
+	    (sqe->flags & OZRAM_RING_SQE_ALGORITHM) >= OZRAM_RING_ALG_NR)
 		return OZRAM_RING_BAD_FLAGS;
 	return OZRAM_RING_OK;
+}
+
+/* The algorithm of a checked submission. */
+static inline enum ozram_ring_algorithm
+ozram_ring_sqe_algorithm(const struct ozram_ring_sqe *sqe)
+{
+	return (enum ozram_ring_algorithm)(sqe->flags &
+					   OZRAM_RING_SQE_ALGORITHM);
+}
+
+/*
+ * Whether a completion's encoding may answer a page of @algorithm: an LZ4
+ * block answers LZ4 and LZ4HC pages only.
+ */
+static inline int ozram_ring_encoding_fits(__u32 encoding, __u32 algorithm)
+{
+	if (encoding == OZRAM_RING_ENC_LZ4)
+		return algorithm == OZRAM_RING_ALG_LZ4 ||
+		       algorithm == OZRAM_RING_ALG_LZ4HC;
+	return 1;
 }
 
 #endif /* _UAPI_OZRAM_RING_H */

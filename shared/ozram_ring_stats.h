@@ -35,3 +35,5 @@ OZRAM_RING_STAT(DRAINED, drained, counter,
 		"pages taken back when the agent detached")
 OZRAM_RING_STAT(DEFERRED, deferred, counter,
 		"results stored by the module's worker to spare the agent reclaim")
+OZRAM_RING_STAT(UNSUPPORTED, unsupported, counter,
+		"pages compressed in the kernel because the agent does not do their algorithm")

@@ -14,8 +14,8 @@ std::string_view to_string(Backend backend) {
     switch (backend) {
         case Backend::Gpu:
             return "gpu";
-        case Backend::Simd:
-            return "simd";
+        case Backend::Cpu:
+            return "cpu";
         case Backend::Scalar:
             return "scalar";
     }
@@ -47,7 +47,7 @@ void check_config(const CpuConfig& config) {
 }  // namespace
 
 std::unique_ptr<PageCompressor> make_cpu_compressor(Backend backend, const CpuConfig& config) {
-    if (backend != Backend::Scalar && backend != Backend::Simd) {
+    if (backend != Backend::Scalar && backend != Backend::Cpu) {
         throw Error(EINVAL, "make_cpu_compressor: " + std::string(to_string(backend)) +
                                 " is not a CPU backend (use GpuBatchCompressor)");
     }

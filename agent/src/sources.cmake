@@ -4,7 +4,11 @@ target_sources(ozram_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batch_result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diagnostics.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/algorithm.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/block_codec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/codec_lz4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/codec_lzo.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/codec_zstd.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/cpu_compressor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/page_codec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/same_filled.cpp

@@ -8,14 +8,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "lz4_kernels.hpp"
+#include "gpu/kernels/lz4_kernels.hpp"
 #include "test_pages.hpp"
 
 namespace ozram::testing {
 
 struct DeviceDecoded {
     kernels::PageStatus status;
-    TestPage page;
+    Page page;
 };
 
 // Decodes each block as one LZ4 page on the device.  Pages are prefilled
@@ -23,11 +23,11 @@ struct DeviceDecoded {
 inline std::vector<DeviceDecoded> decode_on_device(
     const std::vector<std::vector<std::uint8_t>>& blocks) {
     const std::size_t n = blocks.size();
-    std::vector<std::uint8_t> slots(n * kernels::PAGE_BYTES);
+    std::vector<std::uint8_t> slots(n * PAGE_SIZE);
     std::vector<kernels::PageDescriptor> descriptors(n);
     for (std::size_t i = 0; i < n; ++i) {
-        std::copy(blocks[i].begin(), blocks[i].end(), slots.begin() + i * kernels::PAGE_BYTES);
-        descriptors[i] = {0, static_cast<std::uint32_t>(blocks[i].size()), kernels::PAGE_LZ4, 0xff,
+        std::copy(blocks[i].begin(), blocks[i].end(), slots.begin() + i * PAGE_SIZE);
+        descriptors[i] = {0, static_cast<std::uint32_t>(blocks[i].size()), PageEncoding::Lz4, 0xff,
                           0};
     }
     auto check = [](cudaError_t e) {
@@ -61,8 +61,7 @@ inline std::vector<DeviceDecoded> decode_on_device(
     std::vector<DeviceDecoded> decoded(n);
     for (std::size_t i = 0; i < n; ++i) {
         decoded[i].status = static_cast<kernels::PageStatus>(descriptors[i].status);
-        std::copy_n(pages.begin() + i * kernels::PAGE_BYTES, kernels::PAGE_BYTES,
-                    decoded[i].page.begin());
+        std::copy_n(pages.begin() + i * PAGE_SIZE, PAGE_SIZE, decoded[i].page.begin());
     }
     return decoded;
 }

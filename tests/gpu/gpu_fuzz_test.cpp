@@ -27,13 +27,13 @@ void fuzz_device_decoder(std::size_t count, std::uint64_t seed) {
     std::size_t accepted = 0;
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         SCOPED_TRACE(i);
-        TestPage host;
+        Page host;
         host.fill(0xee);
         const auto host_status = decompress_lz4_on_host(blocks[i], host);
         ASSERT_EQ(decoded[i].status, host_status);
         ASSERT_EQ(decoded[i].page, host);  // untouched (0xee) on an error
 
-        TestPage theirs{};
+        Page theirs{};
         const int n = blocks[i].empty()
                           ? -1
                           : LZ4_decompress_safe(reinterpret_cast<const char*>(blocks[i].data()),

@@ -39,7 +39,7 @@ TEST_F(GpuInPlace, RegisteredHeapPagesAreReadInPlace) {
 // the new bytes, not anything it cached from the old ones.
 TEST_F(GpuInPlace, ReusedAddressesGiveTheirNewContents) {
     const auto first = corpus_pages(200);
-    std::vector<TestPage> second = first;
+    std::vector<Page> second = first;
     for (std::size_t i = 0; i < second.size(); ++i)
         second[i][i % PAGE_SIZE] ^= 0x5a;
     AlignedPages memory(first);
@@ -60,7 +60,7 @@ TEST_F(GpuInPlace, ReusedAddressesGiveTheirNewContents) {
 TEST_F(GpuInPlace, AChunkWithAPageOutsideIsCopied) {
     const auto pages = corpus_pages(3 * 64);
     AlignedPages memory(pages);
-    std::vector<TestPage> outside = pages;  // the same bytes, in unregistered memory
+    std::vector<Page> outside = pages;  // the same bytes, in unregistered memory
     auto gpu = small_batches(64);
     ASSERT_TRUE(gpu->register_host_region(memory.span()));
     auto pointers = memory.pointers();

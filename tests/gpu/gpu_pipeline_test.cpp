@@ -7,8 +7,8 @@ namespace {
 
 using GpuPipeline = GpuTest;
 
-std::vector<TestPage> cycled(const std::vector<TestPage>& base, std::size_t n) {
-    std::vector<TestPage> pages;
+std::vector<Page> cycled(const std::vector<Page>& base, std::size_t n) {
+    std::vector<Page> pages;
     pages.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         pages.push_back(base[i % base.size()]);
@@ -18,11 +18,11 @@ std::vector<TestPage> cycled(const std::vector<TestPage>& base, std::size_t n) {
     return pages;
 }
 
-void expect_round_trip(GpuBatchCompressor& gpu, const std::vector<TestPage>& pages) {
+void expect_round_trip(GpuBatchCompressor& gpu, const std::vector<Page>& pages) {
     BatchResult batch;
     gpu.compress(pointers_to(pages), batch);
-    ASSERT_EQ(count_wrong_pages(batch, pages, gpu.config().huge_threshold), 0u);
-    const std::vector<Page> restored = gpu.decompress_batch(batch);
+    ASSERT_EQ(count_wrong_pages(batch, pages), 0u);
+    const std::vector<Page> restored = decompress_all(gpu, batch);
     ASSERT_EQ(restored.size(), pages.size());
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
@@ -71,7 +71,7 @@ TEST_F(GpuPipeline, AResultIsReusedAcrossBatches) {
     EXPECT_EQ(count_wrong_pages(batch, first), 0u);
     gpu->compress(pointers_to(second), batch);
     EXPECT_EQ(count_wrong_pages(batch, second), 0u);
-    gpu->compress(pointers_to(std::vector<TestPage>{}), batch);
+    gpu->compress(pointers_to(std::vector<Page>{}), batch);
     EXPECT_TRUE(batch.pages.empty());
     EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }

@@ -22,7 +22,7 @@ TEST_F(GpuSanitize, CompressAndDecompressACorpus) {
     BatchResult batch;
     gpu->compress(pointers_to(pages), batch);
     EXPECT_EQ(count_wrong_pages(batch, pages), 0u);
-    const auto restored = gpu->decompress_batch(batch);
+    const auto restored = decompress_all(*gpu, batch);
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored[i].data(), pages[i].data(), PAGE_SIZE)) << i;
     EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";

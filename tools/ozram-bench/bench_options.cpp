@@ -1,26 +1,15 @@
 #include "bench_options.hpp"
 
-#include <charconv>
 #include <limits>
+
+#include "cli/arguments.hpp"
+#include "cli/integer_option.hpp"
+#include "ozram/page.hpp"
 
 namespace ozram::bench {
 namespace {
 
-template <typename Number>
-Number parse_number(const std::string& option, const std::string& text, Number min_value,
-                    Number max_value = std::numeric_limits<Number>::max()) {
-    Number value{};
-    const auto* last = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), last, value);
-    if (ec != std::errc{} || ptr != last || text.empty() || value < min_value ||
-        value > max_value) {
-        throw UsageError(option + ": expected an integer from " + std::to_string(min_value) +
-                         " to " + std::to_string(max_value) + ", got '" + text + "'");
-    }
-    return value;
-}
-
-BackendChoice parse_backend(const std::string& text) {
+BackendChoice parse_backend(std::string_view name, std::string_view text) {
     if (text == "cpu") {
         return BackendChoice::Cpu;
     }
@@ -33,17 +22,17 @@ BackendChoice parse_backend(const std::string& text) {
     if (text == "all") {
         return BackendChoice::All;
     }
-    throw UsageError("--backend: expected cpu, scalar, gpu or all, got '" + text + "'");
+    throw cli::bad_value(name, "cpu, scalar, gpu or all", text);
 }
 
 // A batch larger than this would not fit a BatchResult's 32-bit offsets.
-constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / 4096;
+constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / PAGE_SIZE;
 constexpr unsigned MAX_THREADS = 4096;
 
 }  // namespace
 
 std::string usage_text() {
-    return R"(usage: ozram-bench --input FILE [--backend cpu|scalar|gpu|all] [--threads N]
+    return R"(Usage: ozram-bench --input FILE [--backend cpu|scalar|gpu|all] [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
                    [--huge-threshold BYTES] [--json|--csv]
        ozram-bench --print-crossover
@@ -66,10 +55,10 @@ ratio and the median compress and decompress throughput (10^9 input bytes/s).
   --repeat N         passes over the corpus; medians are reported (default 5)
   --max-pages N      use only the first N pages of the corpus
   --huge-threshold BYTES
-                     ozram's backends store a page raw when its LZ4 block
-                     is at least this long, as zram does (default 3072,
-                     zram's huge class); 4096 keeps every block that is
-                     shorter than the page, as liblz4's figures do
+                     the largest LZ4 block ozram's backends keep: a page
+                     whose block is longer is stored raw, as zram does
+                     (default 3071, below zram's huge class); 4096 keeps
+                     every block that fits the page, as liblz4's figures do
   --json             one JSON object per line
   --csv              a header line, then one line per row
   --print-crossover  calibrate the cost model and print the batch sizes from
@@ -84,44 +73,46 @@ Exit status: 0 every page verified, 1 a page did not round-trip or an error,
 
 Options parse_options(const std::vector<std::string>& args) {
     Options options;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const auto& arg = args[i];
-        const auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) {
-                throw UsageError(arg + ": missing value");
-            }
-            return args[++i];
-        };
-        if (arg == "-h" || arg == "--help") {
+    cli::Arguments arguments(args);
+    while (arguments.next()) {
+        const std::string_view name = arguments.name();
+        if (!arguments.is_option()) {
+            arguments.reject();
+        } else if (name == "-h" || name == "--help") {
+            arguments.flag();
             options.help = true;
-        } else if (arg == "--input" || arg == "-i") {
-            options.input = value();
-        } else if (arg == "--backend") {
-            options.backend = parse_backend(value());
-        } else if (arg == "--threads") {
-            options.threads = parse_number<unsigned>(arg, value(), 1, MAX_THREADS);
-        } else if (arg == "--batch") {
-            options.batch = parse_number<std::size_t>(arg, value(), 1, MAX_BATCH_PAGES);
-        } else if (arg == "--repeat") {
-            options.repeats = parse_number<unsigned>(arg, value(), 1, 1000);
-        } else if (arg == "--max-pages") {
-            options.max_pages = parse_number<std::size_t>(arg, value(), 1);
-        } else if (arg == "--huge-threshold") {
-            options.huge_threshold = parse_number<std::size_t>(arg, value(), 1, 4096);
-        } else if (arg == "--json" || arg == "--csv") {
-            const auto format = arg == "--json" ? OutputFormat::Json : OutputFormat::Csv;
+        } else if (name == "--input" || name == "-i") {
+            options.input = arguments.value();
+        } else if (name == "--backend") {
+            options.backend = parse_backend(name, arguments.value());
+        } else if (name == "--threads") {
+            options.threads = cli::parse_integer_option(name, arguments.value(), 1U, MAX_THREADS);
+        } else if (name == "--batch") {
+            options.batch =
+                cli::parse_integer_option(name, arguments.value(), std::size_t{1}, MAX_BATCH_PAGES);
+        } else if (name == "--repeat") {
+            options.repeats = cli::parse_integer_option(name, arguments.value(), 1U, 1000U);
+        } else if (name == "--max-pages") {
+            options.max_pages = cli::parse_integer_option(name, arguments.value(), std::size_t{1});
+        } else if (name == "--huge-threshold") {
+            options.huge_threshold =
+                cli::parse_integer_option(name, arguments.value(), std::size_t{1}, PAGE_SIZE);
+        } else if (name == "--json" || name == "--csv") {
+            arguments.flag();
+            const auto format = name == "--json" ? OutputFormat::Json : OutputFormat::Csv;
             if (options.format != OutputFormat::Table && options.format != format) {
-                throw UsageError("--json and --csv exclude each other");
+                throw cli::UsageError("--json and --csv exclude each other");
             }
             options.format = format;
-        } else if (arg == "--print-crossover") {
+        } else if (name == "--print-crossover") {
+            arguments.flag();
             options.print_crossover = true;
         } else {
-            throw UsageError("unexpected argument '" + arg + "'");
+            arguments.reject();
         }
     }
     if (!options.help && !options.print_crossover && options.input.empty()) {
-        throw UsageError("no corpus given (--input FILE)");
+        throw cli::UsageError("no corpus given (--input FILE)");
     }
     return options;
 }

@@ -3,9 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "ozram/backend.hpp"
 
 namespace ozram::bench {
 
@@ -19,20 +20,15 @@ struct Options {
     std::size_t batch = 1024;
     unsigned repeats = 5;
     std::size_t max_pages = 0;  // 0: the whole corpus
-    // Pages whose LZ4 block is at least this long are stored raw (zram's rule).
-    std::size_t huge_threshold = 3072;
+    // The largest LZ4 block kept; a page whose block is longer is stored raw
+    // (zram's rule).
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
     bool help = false;
 };
 
-// A command line that does not parse; main() prints it with the usage (exit 2).
-class UsageError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
-
-// argv without the program name.  Throws UsageError.
+// argv without the program name.  Throws cli::UsageError.
 [[nodiscard]] Options parse_options(const std::vector<std::string>& args);
 
 [[nodiscard]] std::string usage_text();

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "bench_options.hpp"
+#include "cli/usage.hpp"
+#include "cli/usage_error.hpp"
 #include "codec.hpp"
 #include "corpus.hpp"
 #include "measurement.hpp"
@@ -25,7 +27,6 @@ using namespace ozram;
 using namespace ozram::bench;
 
 constexpr int EXIT_MISMATCH_OR_ERROR = 1;
-constexpr int EXIT_USAGE = 2;
 
 void print_error(const std::system_error& e) {
     const char* name = strerrorname_np(e.code().value());
@@ -44,10 +45,10 @@ int print_crossover() {
     const auto model = CostModel::calibrate(CROSSOVER_CALIBRATION_MS);
     set_active_cost_model(model);
     const bool has_gpu = model.gpu.has_value();
-    std::cout << "scalar->cpu " << crossover_text(model.crossover(Backend::Scalar, Backend::Simd))
+    std::cout << "scalar->cpu " << crossover_text(model.crossover(Backend::Scalar, Backend::Cpu))
               << "\n";
     std::cout << "cpu->gpu "
-              << (has_gpu ? crossover_text(model.crossover(Backend::Simd, Backend::Gpu))
+              << (has_gpu ? crossover_text(model.crossover(Backend::Cpu, Backend::Gpu))
                           : std::string("none"))
               << "\n";
     // What select_backend() now picks, as a cross-check of the lines above.
@@ -157,14 +158,14 @@ int run(const Options& options) {
         codecs = make_gpu_codecs(options, corpus, in_place);
         if (codecs.empty() && !all) {
             std::cerr << "ozram-bench: --backend gpu needs a GPU\n";
-            return EXIT_USAGE;
+            return cli::EXIT_USAGE;
         }
     }
     if (all || options.backend == BackendChoice::Cpu) {
         codecs.push_back(make_library_codec(
             "cpu",
-            make_cpu_compressor(Backend::Simd, CpuConfig{.threads = threads,
-                                                         .huge_threshold = options.huge_threshold}),
+            make_cpu_compressor(Backend::Cpu, CpuConfig{.threads = threads,
+                                                        .huge_threshold = options.huge_threshold}),
             threads));
     }
     if (all || options.backend == BackendChoice::Scalar) {
@@ -214,13 +215,11 @@ int main(int argc, char** argv) {
     Options options;
     try {
         options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    } catch (const UsageError& e) {
-        std::cerr << "ozram-bench: " << e.what() << "\n\n" << usage_text();
-        return EXIT_USAGE;
+    } catch (const cli::UsageError& e) {
+        return cli::usage_error("ozram-bench", e.what());
     }
     if (options.help) {
-        std::cout << usage_text();
-        return 0;
+        return cli::print_usage(usage_text());
     }
     try {
         return options.print_crossover ? print_crossover() : run(options);

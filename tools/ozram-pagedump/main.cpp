@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/usage.hpp"
+#include "cli/usage_error.hpp"
 #include "page_writer.hpp"
 #include "pagedump_options.hpp"
 #include "process_dumper.hpp"
@@ -17,7 +19,6 @@ namespace {
 using namespace ozram::pagedump;
 
 constexpr int EXIT_IO_ERROR = 1;
-constexpr int EXIT_USAGE = 2;
 constexpr int EXIT_NO_SUCH_PROCESS = 3;
 constexpr int EXIT_PERMISSION = 4;
 
@@ -58,7 +59,7 @@ void print_summary(const std::vector<ProcessDump>& dumps, const std::string& out
         total += d.pages_written();
     }
     std::printf("wrote %llu pages (%.1f MiB) to %s\n", static_cast<unsigned long long>(total),
-                static_cast<double>(total * DUMP_PAGE_SIZE) / (1024.0 * 1024.0), output.c_str());
+                static_cast<double>(total * ozram::PAGE_SIZE) / (1024.0 * 1024.0), output.c_str());
 }
 
 int dump_all(const Options& options, PageWriter& writer) {
@@ -104,13 +105,11 @@ int main(int argc, char** argv) {
     Options options;
     try {
         options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    } catch (const UsageError& e) {
-        std::cerr << "ozram-pagedump: " << e.what() << "\n\n" << usage_text();
-        return EXIT_USAGE;
+    } catch (const ozram::cli::UsageError& e) {
+        return ozram::cli::usage_error("ozram-pagedump", e.what());
     }
     if (options.help) {
-        std::cout << usage_text();
-        return 0;
+        return ozram::cli::print_usage(usage_text());
     }
     try {
         return run(options);

@@ -20,7 +20,7 @@ PageWriter::PageWriter(const std::string& path) : path_(path) {
     if (fd_ < 0) {
         throw std::system_error(errno, std::generic_category(), "cannot create " + path);
     }
-    buffer_.reserve(BUFFER_PAGES * DUMP_PAGE_SIZE);
+    buffer_.reserve(BUFFER_PAGES * PAGE_SIZE);
 }
 
 PageWriter::~PageWriter() {
@@ -29,10 +29,10 @@ PageWriter::~PageWriter() {
     }
 }
 
-void PageWriter::write_page(std::span<const std::uint8_t, DUMP_PAGE_SIZE> page) {
+void PageWriter::write_page(std::span<const std::uint8_t, PAGE_SIZE> page) {
     buffer_.insert(buffer_.end(), page.begin(), page.end());
     ++pages_written_;
-    if (buffer_.size() >= BUFFER_PAGES * DUMP_PAGE_SIZE) {
+    if (buffer_.size() >= BUFFER_PAGES * PAGE_SIZE) {
         flush();
     }
 }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ozram::pagedump {
+#include "ozram/page.hpp"
 
-inline constexpr std::size_t DUMP_PAGE_SIZE = 4096;
+namespace ozram::pagedump {
 
 // Appends whole pages to a file, buffering them so that a dump of many small
 // runs costs few write() calls.  Throws std::system_error on any I/O error
@@ -21,7 +21,7 @@ class PageWriter {
     PageWriter(const PageWriter&) = delete;
     PageWriter& operator=(const PageWriter&) = delete;
 
-    void write_page(std::span<const std::uint8_t, DUMP_PAGE_SIZE> page);
+    void write_page(std::span<const std::uint8_t, PAGE_SIZE> page);
     // Flushes and closes; the destructor closes without reporting errors.
     void close();
 

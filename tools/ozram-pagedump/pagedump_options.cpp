@@ -1,27 +1,14 @@
 #include "pagedump_options.hpp"
 
-#include <charconv>
 #include <string>
 
+#include "cli/arguments.hpp"
+#include "cli/integer_option.hpp"
+
 namespace ozram::pagedump {
-namespace {
-
-template <typename Number>
-Number parse_number(const std::string& option, const std::string& text, Number min_value) {
-    Number value{};
-    const auto* last = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), last, value);
-    if (ec != std::errc{} || ptr != last || text.empty() || value < min_value) {
-        throw UsageError(option + ": expected an integer >= " + std::to_string(min_value) +
-                         ", got '" + text + "'");
-    }
-    return value;
-}
-
-}  // namespace
 
 std::string usage_text() {
-    return R"(usage: ozram-pagedump PID... -o FILE [--max-pages N] [--include-zero]
+    return R"(Usage: ozram-pagedump PID... -o FILE [--max-pages N] [--include-zero]
 
 Snapshots the resident anonymous memory of running processes (their heap,
 stacks and private anonymous mappings) into FILE, a plain concatenation of
@@ -44,36 +31,34 @@ Exit status: 0 success, 1 I/O error or nothing dumped, 2 usage error,
 
 Options parse_options(const std::vector<std::string>& args) {
     Options options;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const auto& arg = args[i];
-        const auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) {
-                throw UsageError(arg + ": missing value");
-            }
-            return args[++i];
-        };
-        if (arg == "-h" || arg == "--help") {
+    cli::Arguments arguments(args);
+    while (arguments.next()) {
+        const std::string_view name = arguments.name();
+        if (!arguments.is_option()) {
+            options.pids.push_back(cli::parse_integer_option<pid_t>("PID", name, 1));
+        } else if (name == "-h" || name == "--help") {
+            arguments.flag();
             options.help = true;
-        } else if (arg == "-o" || arg == "--output") {
-            options.output = value();
-        } else if (arg == "--max-pages") {
-            options.max_pages = parse_number<std::uint64_t>(arg, value(), 1);
-        } else if (arg == "--include-zero") {
+        } else if (name == "-o" || name == "--output") {
+            options.output = arguments.value();
+        } else if (name == "--max-pages") {
+            options.max_pages =
+                cli::parse_integer_option(name, arguments.value(), std::uint64_t{1});
+        } else if (name == "--include-zero") {
+            arguments.flag();
             options.include_zero = true;
-        } else if (arg.starts_with("-")) {
-            throw UsageError("unknown option " + arg);
         } else {
-            options.pids.push_back(parse_number<pid_t>("PID", arg, 1));
+            arguments.reject();
         }
     }
     if (options.help) {
         return options;
     }
     if (options.pids.empty()) {
-        throw UsageError("no PID given");
+        throw cli::UsageError("no PID given");
     }
     if (options.output.empty()) {
-        throw UsageError("no output file given (-o FILE)");
+        throw cli::UsageError("no output file given (-o FILE)");
     }
     return options;
 }

@@ -4,7 +4,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,13 +17,7 @@ struct Options {
     bool help = false;
 };
 
-// A command line that does not parse; main() prints it with the usage (exit 2).
-class UsageError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
-
-// argv without the program name.  Throws UsageError.
+// argv without the program name.  Throws cli::UsageError.
 [[nodiscard]] Options parse_options(const std::vector<std::string>& args);
 
 [[nodiscard]] std::string usage_text();

@@ -84,8 +84,8 @@ ssize_t pread_fully(int fd, void* buffer, std::size_t size, std::uint64_t offset
 }
 
 bool is_zero_page(const std::uint8_t* page) {
-    static const std::uint8_t zeros[DUMP_PAGE_SIZE] = {};
-    return std::memcmp(page, zeros, DUMP_PAGE_SIZE) == 0;
+    static const std::uint8_t zeros[PAGE_SIZE] = {};
+    return std::memcmp(page, zeros, PAGE_SIZE) == 0;
 }
 
 class RegionReader {
@@ -98,19 +98,19 @@ class RegionReader {
           writer_(writer),
           dump_(dump),
           entries_(PAGEMAP_CHUNK),
-          pages_(PAGEMAP_CHUNK * DUMP_PAGE_SIZE) {}
+          pages_(PAGEMAP_CHUNK * PAGE_SIZE) {}
 
     // Returns false once max_pages is reached.
     bool read(const Region& region) {
         for (auto addr = region.start; addr < region.end;) {
             const auto count =
-                std::min<std::uint64_t>(PAGEMAP_CHUNK, (region.end - addr) / DUMP_PAGE_SIZE);
+                std::min<std::uint64_t>(PAGEMAP_CHUNK, (region.end - addr) / PAGE_SIZE);
             if (count == 0) {
                 break;
             }
             const auto bytes = count * sizeof(std::uint64_t);
             const auto got = pread_fully(pagemap_fd_, entries_.data(), bytes,
-                                         addr / DUMP_PAGE_SIZE * sizeof(std::uint64_t));
+                                         addr / PAGE_SIZE * sizeof(std::uint64_t));
             if (got != static_cast<ssize_t>(bytes)) {
                 ++dump_.regions_skipped;  // unmapped meanwhile, or the process exited
                 return true;
@@ -118,7 +118,7 @@ class RegionReader {
             if (!read_present_runs(addr, count, region.kind)) {
                 return false;
             }
-            addr += count * DUMP_PAGE_SIZE;
+            addr += count * PAGE_SIZE;
         }
         return true;
     }
@@ -138,7 +138,7 @@ class RegionReader {
             while (run_end < count && present(run_end)) {
                 ++run_end;
             }
-            if (!read_run(addr + i * DUMP_PAGE_SIZE, run_end - i, kind)) {
+            if (!read_run(addr + i * PAGE_SIZE, run_end - i, kind)) {
                 return false;
             }
             i = run_end;
@@ -149,18 +149,18 @@ class RegionReader {
     // Reads `count` present pages from `addr`; on a failed or short read, goes
     // page by page so that one bad page does not lose its neighbours.
     bool read_run(std::uint64_t addr, std::size_t count, RegionKind kind) {
-        const auto bytes = count * DUMP_PAGE_SIZE;
+        const auto bytes = count * PAGE_SIZE;
         if (pread_fully(mem_fd_, pages_.data(), bytes, addr) == static_cast<ssize_t>(bytes)) {
             for (std::size_t i = 0; i < count; ++i) {
-                if (!take(pages_.data() + i * DUMP_PAGE_SIZE, kind)) {
+                if (!take(pages_.data() + i * PAGE_SIZE, kind)) {
                     return false;
                 }
             }
             return true;
         }
         for (std::size_t i = 0; i < count; ++i) {
-            if (pread_fully(mem_fd_, pages_.data(), DUMP_PAGE_SIZE, addr + i * DUMP_PAGE_SIZE) !=
-                static_cast<ssize_t>(DUMP_PAGE_SIZE)) {
+            if (pread_fully(mem_fd_, pages_.data(), PAGE_SIZE, addr + i * PAGE_SIZE) !=
+                static_cast<ssize_t>(PAGE_SIZE)) {
                 ++dump_.pages_skipped;
                 continue;
             }
@@ -176,7 +176,7 @@ class RegionReader {
             ++dump_.zero_pages_left_out;
             return true;
         }
-        writer_.write_page(std::span<const std::uint8_t, DUMP_PAGE_SIZE>(page, DUMP_PAGE_SIZE));
+        writer_.write_page(std::span<const std::uint8_t, PAGE_SIZE>(page, PAGE_SIZE));
         ++dump_.pages_by_kind[static_cast<std::size_t>(kind)];
         if (limits_.max_pages != 0 && dump_.pages_written() >= limits_.max_pages) {
             dump_.truncated = true;

@@ -2,13 +2,16 @@
 // verify ozramd without the kernel module.
 #include <getopt.h>
 
-#include <cerrno>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
+#include "cli/integer_option.hpp"
+#include "cli/usage.hpp"
+#include "cli/usage_error.hpp"
 #include "load_driver.hpp"
+#include "ozram/backend.hpp"
 #include "ozram/error.hpp"
 #include "page_corpus.hpp"
 #include "shm_ring.hpp"
@@ -18,52 +21,41 @@ namespace {
 using ozram::ringload::LoadPlan;
 using ozram::ringload::LoadReport;
 
-constexpr const char* USAGE =
-    "Usage: ozram-ringload --shm NAME --input CORPUS [OPTION]...\n"
-    "Create a shared-memory offload ring, feed it the pages of CORPUS as the\n"
-    "kernel would, and verify every completion with liblz4 against the page\n"
-    "submitted.  Start 'ozramd --shm NAME' to serve it.\n"
-    "\n"
-    "  --shm NAME         shared-memory name of the ring (created, then removed)\n"
-    "  --input CORPUS     a file of whole 4096-byte pages (see ozram-pagedump)\n"
-    "  --pages N          pages to submit, cycling through the corpus\n"
-    "                     (default: the corpus once)\n"
-    "  --slots N          staging slots, pages in flight at most (default 256)\n"
-    "  --huge-threshold N largest LZ4 page accepted, bytes (default 3072)\n"
-    "  --timeout SEC      give up when the agent does not answer (default 10)\n"
-    "  --keep-agent       do not ask the agent to detach at the end\n"
-    "  --json             one JSON object instead of text\n"
-    "  -h, --help         show this help and exit\n"
-    "\n"
-    "Exit status: 0 every page verified, 1 a mismatch, a malformed completion\n"
-    "or no agent, 2 usage error.\n";
+constexpr const char* PROGRAM = "ozram-ringload";
+
+std::string usage_text() {
+    return "Usage: ozram-ringload --shm NAME --input CORPUS [OPTION]...\n"
+           "Create a shared-memory offload ring, feed it the pages of CORPUS as the\n"
+           "kernel would, and verify every completion with liblz4 against the page\n"
+           "submitted.  Start 'ozramd --shm NAME' to serve it.\n"
+           "\n"
+           "  --shm NAME         shared-memory name of the ring (created, then removed)\n"
+           "  --input CORPUS     a file of whole 4096-byte pages (see ozram-pagedump)\n"
+           "  --pages N          pages to submit, cycling through the corpus\n"
+           "                     (default: the corpus once)\n"
+           "  --slots N          staging slots, pages in flight at most (default 256)\n"
+           "  --huge-threshold N largest LZ4 page accepted, bytes (default " +
+           std::to_string(ozram::DEFAULT_HUGE_THRESHOLD) +
+           ")\n"
+           "  --timeout SEC      give up when the agent does not answer (default 10)\n"
+           "  --keep-agent       do not ask the agent to detach at the end\n"
+           "  --json             one JSON object instead of text\n"
+           "  -h, --help         show this help and exit\n"
+           "\n"
+           "Exit status: 0 every page verified, 1 a mismatch, a malformed completion\n"
+           "or no agent, 2 usage error.\n";
+}
 
 struct Options {
     std::string shm;
     std::string input;
     std::uint64_t pages = 0;
     std::uint32_t slots = 256;
-    std::uint32_t huge_threshold = 3072;
+    std::uint32_t huge_threshold = ozram::DEFAULT_HUGE_THRESHOLD;
     unsigned timeout_s = 10;
     bool keep_agent = false;
     bool json = false;
 };
-
-int usage_error(const std::string& message) {
-    std::fprintf(stderr, "ozram-ringload: %s\nTry 'ozram-ringload --help'.\n", message.c_str());
-    return 2;
-}
-
-bool parse_number(const char* text, std::uint64_t low, std::uint64_t high, std::uint64_t& out) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long value = std::strtoull(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < low || value > high) {
-        return false;
-    }
-    out = value;
-    return true;
-}
 
 void print_report(const LoadReport& report, bool json) {
     if (json) {
@@ -116,60 +108,53 @@ int main(int argc, char** argv) {
     Options options;
     opterr = 0;
     int choice = 0;
-    std::uint64_t number = 0;
-    while ((choice = getopt_long(argc, argv, ":h", LONG_OPTIONS, nullptr)) != -1) {
-        switch (choice) {
-            case OPT_SHM:
-                options.shm = optarg;
-                break;
-            case OPT_INPUT:
-                options.input = optarg;
-                break;
-            case OPT_PAGES:
-                if (!parse_number(optarg, 1, UINT64_MAX, options.pages)) {
-                    return usage_error("--pages: expected a positive integer");
-                }
-                break;
-            case OPT_SLOTS:
-                if (!parse_number(optarg, 1, OZRAM_RING_MAX_SLOTS, number)) {
-                    return usage_error("--slots: expected 1.." +
-                                       std::to_string(OZRAM_RING_MAX_SLOTS));
-                }
-                options.slots = static_cast<std::uint32_t>(number);
-                break;
-            case OPT_HUGE:
-                if (!parse_number(optarg, 1, OZRAM_RING_PAGE_SIZE, number)) {
-                    return usage_error("--huge-threshold: expected 1..4096");
-                }
-                options.huge_threshold = static_cast<std::uint32_t>(number);
-                break;
-            case OPT_TIMEOUT:
-                if (!parse_number(optarg, 1, 86400, number)) {
-                    return usage_error("--timeout: expected 1..86400 seconds");
-                }
-                options.timeout_s = static_cast<unsigned>(number);
-                break;
-            case OPT_KEEP:
-                options.keep_agent = true;
-                break;
-            case OPT_JSON:
-                options.json = true;
-                break;
-            case 'h':
-                std::fputs(USAGE, stdout);
-                return 0;
-            case ':':
-                return usage_error(std::string("option '") + argv[optind - 1] +
-                                   "' needs an argument");
-            default:
-                return usage_error(std::string("unknown option '") + argv[optind - 1] + "'");
+    try {
+        while ((choice = getopt_long(argc, argv, ":h", LONG_OPTIONS, nullptr)) != -1) {
+            switch (choice) {
+                case OPT_SHM:
+                    options.shm = optarg;
+                    break;
+                case OPT_INPUT:
+                    options.input = optarg;
+                    break;
+                case OPT_PAGES:
+                    options.pages =
+                        ozram::cli::parse_integer_option("--pages", optarg, std::uint64_t{1});
+                    break;
+                case OPT_SLOTS:
+                    options.slots = ozram::cli::parse_integer_option(
+                        "--slots", optarg, std::uint32_t{1}, OZRAM_RING_MAX_SLOTS);
+                    break;
+                case OPT_HUGE:
+                    options.huge_threshold = ozram::cli::parse_integer_option(
+                        "--huge-threshold", optarg, std::uint32_t{1}, OZRAM_RING_PAGE_SIZE);
+                    break;
+                case OPT_TIMEOUT:
+                    options.timeout_s =
+                        ozram::cli::parse_integer_option("--timeout", optarg, 1U, 86400U);
+                    break;
+                case OPT_KEEP:
+                    options.keep_agent = true;
+                    break;
+                case OPT_JSON:
+                    options.json = true;
+                    break;
+                case 'h':
+                    return ozram::cli::print_usage(usage_text());
+                case ':':
+                    throw ozram::cli::missing_value(argv[optind - 1]);
+                default:
+                    throw ozram::cli::unknown_option(argv[optind - 1]);
+            }
         }
-    }
-    if (optind < argc) {
-        return usage_error(std::string("unexpected argument '") + argv[optind] + "'");
-    }
-    if (options.shm.empty() || options.input.empty()) {
-        return usage_error("--shm and --input are required");
+        if (optind < argc) {
+            throw ozram::cli::unexpected_argument(argv[optind]);
+        }
+        if (options.shm.empty() || options.input.empty()) {
+            throw ozram::cli::UsageError("--shm and --input are required");
+        }
+    } catch (const ozram::cli::UsageError& error) {
+        return ozram::cli::usage_error(PROGRAM, error.what());
     }
     try {
         // A corpus larger than the run is read only as far as the run goes.

@@ -1,11 +1,13 @@
 #include "command_line.hpp"
 
-#include <charconv>
-
+#include "cli/arguments.hpp"
+#include "cli/integer_option.hpp"
 #include "size_format.hpp"
 
 namespace ozramctl {
 namespace {
+
+using ozram::cli::UsageError;
 
 struct SubcommandName {
     std::string_view name;
@@ -17,16 +19,6 @@ constexpr SubcommandName SUBCOMMANDS[] = {
     {"agent", Subcommand::agent},     {"reset-stats", Subcommand::reset_stats},
     {"compact", Subcommand::compact}, {"setup", Subcommand::setup},
 };
-
-template <typename Number>
-std::optional<Number> parse_number(std::string_view text) {
-    Number value{};
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
-        return std::nullopt;
-    }
-    return value;
-}
 
 bool takes_device(Subcommand subcommand) {
     return subcommand == Subcommand::stats || subcommand == Subcommand::reset_stats ||
@@ -41,18 +33,14 @@ bool shows_stats(Subcommand subcommand) {
 // Walks the arguments: options may come before or after the subcommand.
 class Parser {
   public:
-    explicit Parser(const std::vector<std::string_view>& args) : args_(args) {}
+    explicit Parser(const std::vector<std::string_view>& args) : arguments_(args) {}
 
     CommandLine parse() {
-        bool options_ended = false;
-        for (index_ = 0; index_ < args_.size(); ++index_) {
-            std::string_view arg = args_[index_];
-            if (!options_ended && arg == "--") {
-                options_ended = true;
-            } else if (!options_ended && arg.size() > 1 && arg.front() == '-') {
-                option(arg);
+        while (arguments_.next()) {
+            if (arguments_.is_option()) {
+                option(arguments_.name());
             } else {
-                operand(arg);
+                operand(arguments_.name());
             }
         }
         check();
@@ -60,36 +48,9 @@ class Parser {
     }
 
   private:
-    // The value of an option: "--name=value", "-xvalue" or the next argument.
-    std::string_view value(std::string_view option_name, std::string_view attached) {
-        if (!attached.empty()) {
-            return attached;
-        }
-        if (index_ + 1 >= args_.size()) {
-            throw UsageError("option '" + std::string(option_name) + "' needs an argument");
-        }
-        return args_[++index_];
-    }
-
-    void option(std::string_view arg) {
-        std::string_view name = arg;
-        std::string_view attached;
-        if (arg.starts_with("--")) {
-            if (auto equals = arg.find('='); equals != std::string_view::npos) {
-                name = arg.substr(0, equals);
-                attached = arg.substr(equals + 1);
-                if (attached.empty()) {
-                    throw UsageError("option '" + std::string(name) + "' needs an argument");
-                }
-            }
-        } else if (arg.size() > 2) {
-            name = arg.substr(0, 2);
-            attached = arg.substr(2);
-        }
+    void option(std::string_view name) {
         auto flag = [&](bool& target) {
-            if (!attached.empty()) {
-                throw UsageError("option '" + std::string(name) + "' takes no argument");
-            }
+            arguments_.flag();
             target = true;
         };
         if (name == "-h" || name == "--help") {
@@ -103,34 +64,21 @@ class Parser {
         } else if (name == "--swap") {
             flag(line_.swap);
         } else if (name == "-w" || name == "--watch") {
-            auto text = value(name, attached);
-            auto seconds = parse_number<unsigned>(text);
-            if (!seconds || *seconds == 0 || *seconds > 86400) {
-                throw UsageError("invalid --watch interval '" + std::string(text) +
-                                 "' (whole seconds, 1..86400)");
-            }
-            line_.watch_seconds = seconds;
+            line_.watch_seconds =
+                ozram::cli::parse_integer_option(name, arguments_.value(), 1U, 86400U);
         } else if (name == "-s" || name == "--size") {
-            auto text = value(name, attached);
-            auto size = parse_size_option(text);
-            line_.size = size;
+            line_.size = parse_size_option(name, arguments_.value());
         } else if (name == "-p" || name == "--priority") {
-            auto text = value(name, attached);
-            auto priority = parse_number<int>(text);
-            if (!priority || *priority < -1 || *priority > 32767) {
-                throw UsageError("invalid --priority '" + std::string(text) + "' (-1..32767)");
-            }
-            line_.priority = priority;
+            line_.priority = ozram::cli::parse_integer_option(name, arguments_.value(), -1, 32767);
         } else {
-            throw UsageError("unknown option '" + std::string(arg) + "'");
+            arguments_.reject();
         }
     }
 
-    static std::uint64_t parse_size_option(std::string_view text) {
+    static std::uint64_t parse_size_option(std::string_view name, std::string_view text) {
         auto size = parse_size(text);
         if (!size || *size == 0) {
-            throw UsageError("invalid --size '" + std::string(text) +
-                             "' (bytes, or a number with K, M, G or T)");
+            throw ozram::cli::bad_value(name, "bytes, or a number with K, M, G or T", text);
         }
         return *size;
     }
@@ -146,7 +94,7 @@ class Parser {
             throw UsageError("unknown command '" + std::string(arg) + "'");
         }
         if (!takes_device(line_.subcommand) || line_.device) {
-            throw UsageError("unexpected argument '" + std::string(arg) + "'");
+            throw ozram::cli::unexpected_argument(arg);
         }
         line_.device = parse_device(arg);
         if (!line_.device) {
@@ -189,8 +137,7 @@ class Parser {
         }
     }
 
-    const std::vector<std::string_view>& args_;
-    std::size_t index_ = 0;
+    ozram::cli::Arguments arguments_;
     CommandLine line_;
 };
 
@@ -206,7 +153,7 @@ std::optional<std::uint32_t> parse_device(std::string_view text) {
     if (text.size() > 1 && text.front() == '0') {
         return std::nullopt;  // "ozram01" names no device
     }
-    return parse_number<std::uint32_t>(text);
+    return ozram::cli::parse_integer<std::uint32_t>(text);
 }
 
 CommandLine parse_command_line(const std::vector<std::string_view>& args) {

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,12 +11,6 @@
 namespace ozramctl {
 
 enum class Subcommand { none, devices, stats, agent, reset_stats, compact, setup };
-
-// A command line that cannot be run: exit status 2.
-class UsageError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
 
 struct CommandLine {
     Subcommand subcommand = Subcommand::none;
@@ -36,7 +29,7 @@ struct CommandLine {
 // "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.
 std::optional<std::uint32_t> parse_device(std::string_view text);
 
-// Parses argv[1..]; throws UsageError with a message for people.
+// Parses argv[1..]; throws ozram::cli::UsageError with a message for people.
 CommandLine parse_command_line(const std::vector<std::string_view>& args);
 
 std::string_view subcommand_name(Subcommand subcommand);

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/usage.hpp"
+#include "cli/usage_error.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "ozram/error.hpp"
@@ -16,20 +18,16 @@
 int main(int argc, char** argv) {
     using namespace ozramctl;
     constexpr int EXIT_RUNTIME = 1;
-    constexpr int EXIT_USAGE = 2;
 
     std::vector<std::string_view> args(argv + 1, argv + argc);
     CommandLine line;
     try {
         line = parse_command_line(args);
-    } catch (const UsageError& error) {
-        std::fprintf(stderr, "ozramctl: %s\nTry 'ozramctl --help' for more information.\n",
-                     error.what());
-        return EXIT_USAGE;
+    } catch (const ozram::cli::UsageError& error) {
+        return ozram::cli::usage_error("ozramctl", error.what());
     }
     if (line.help) {
-        std::fputs(usage_text(line.subcommand).c_str(), stdout);
-        return 0;
+        return ozram::cli::print_usage(usage_text(line.subcommand));
     }
     if (line.version) {
         std::printf("ozramctl %s\n", OZRAM_VERSION);

@@ -26,6 +26,8 @@ constexpr std::array FIELDS = {
     StatField{"pages_compacted", mm_stat, Source::top, OZRAM_ATTR_PAGES_COMPACTED, 64, count},
     StatField{"huge_pages", mm_stat, Source::top, OZRAM_ATTR_HUGE_PAGES, 64, count},
     StatField{"huge_pages_since", mm_stat, Source::top, OZRAM_ATTR_HUGE_PAGES_SINCE, 64, count},
+    StatField{"pages_recompressed", mm_stat, Source::top, OZRAM_ATTR_PAGES_RECOMPRESSED, 64, count},
+    StatField{"recompress_saved", mm_stat, Source::top, OZRAM_ATTR_RECOMPRESS_SAVED, 64, bytes},
 
     StatField{"failed_reads", io_stat, Source::top, OZRAM_ATTR_FAILED_READS, 64, count},
     StatField{"failed_writes", io_stat, Source::top, OZRAM_ATTR_FAILED_WRITES, 64, count},

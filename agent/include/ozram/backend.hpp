@@ -7,30 +7,35 @@
 #include <span>
 #include <string_view>
 
+#include "ozram/algorithm.hpp"
 #include "ozram/batch_result.hpp"
 #include "ozram/page.hpp"
-#include "ozram/stats.hpp"
 
 namespace ozram {
 
-// The seed calls this BackendSelection.
+// The ways to compress a batch.  to_string() gives the name that logs,
+// statistics, options and the cost model's text use: "gpu", "cpu", "scalar".
 enum class Backend : std::uint8_t {
     Gpu,     // GpuBatchCompressor
-    Simd,    // liblz4 on a thread pool over every core (vectorized same-fill scan)
+    Cpu,     // liblz4 on a thread pool over every core (vectorized same-fill scan)
     Scalar,  // liblz4 on the calling thread
 };
-using BackendSelection = Backend;
 
 [[nodiscard]] std::string_view to_string(Backend backend);
 
-// zsmalloc's huge class on x86-64 with 4 KiB pages is about 3 KiB: a page that
-// does not compress below this is stored raw, as zram does.
-inline constexpr std::size_t DEFAULT_HUGE_THRESHOLD = 3072;
+// The huge threshold is the largest LZ4 block kept, in bytes (1..PAGE_SIZE): a
+// page whose LZ4 block is longer is stored raw, as zram stores a page that
+// does not compress below zsmalloc's huge class.  It means what the ring's
+// header field huge_threshold means (the kernel sets that to the huge class
+// size - 1).  The default takes the huge class as 3 KiB, about what it is on
+// x86-64 with 4 KiB pages.
+inline constexpr std::size_t DEFAULT_HUGE_THRESHOLD = 3071;
 
 struct CpuConfig {
     unsigned threads = 0;  // 0: every online core (Scalar ignores this: 1)
-    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
-    int lz4_acceleration = 1;  // liblz4's acceleration factor
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;  // largest LZ4 block kept
+    int lz4_acceleration = 1;                             // liblz4's acceleration factor
+    Algorithm algorithm = Algorithm::Lz4;                 // the format pages are compressed in
 };
 
 class PageCompressor {
@@ -47,20 +52,10 @@ class PageCompressor {
     // Error(EIO) naming the first page that does not decode to exactly
     // PAGE_SIZE bytes (LZ4_decompress_safe: never reads or writes out of bounds).
     virtual void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) = 0;
-
-    [[nodiscard]] virtual const CompressorStats& stats() const = 0;
 };
 
-// Backend::Scalar or Backend::Simd; Backend::Gpu is GpuBatchCompressor.
+// Backend::Scalar or Backend::Cpu; Backend::Gpu is GpuBatchCompressor.
 [[nodiscard]] std::unique_ptr<PageCompressor> make_cpu_compressor(Backend backend,
                                                                   const CpuConfig& config = {});
-
-// Single-page primitives shared by every backend (the GPU backend uses them
-// for pages it hands back to the CPU).
-//
-// is_same_filled(): whether the page is one 64-bit word repeated; *word gets it.
-[[nodiscard]] bool is_same_filled(const std::uint8_t* page, std::uint64_t* word);
-// Fills a page with a word (the inverse of is_same_filled()).
-void fill_page(std::uint8_t* page, std::uint64_t word);
 
 }  // namespace ozram

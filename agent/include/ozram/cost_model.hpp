@@ -19,8 +19,9 @@ struct LinearCost {
     }
 };
 
-// The GPU's fixed per-batch cost assumed when the model has no measured GPU
-// (launch, two copies and a synchronisation: tens of microseconds).
+// The GPU's fixed per-batch cost assumed when a model's text gives the GPU's
+// rates but not gpu.fixed_ns (a launch, two copies and a synchronisation:
+// tens of microseconds).
 inline constexpr double DEFAULT_GPU_FIXED_NS = 50'000;
 
 // The GPU's cost has three stages that overlap when batches are pipelined:
@@ -35,7 +36,7 @@ struct GpuCost {
 
 struct CostModel {
     LinearCost scalar;
-    LinearCost simd;
+    LinearCost cpu;
     std::optional<GpuCost> gpu;  // empty without a GPU
 
     [[nodiscard]] double predict_ns(Backend backend, std::size_t pages) const;
@@ -56,19 +57,14 @@ struct CostModel {
     [[nodiscard]] static CostModel parse(const std::string& text);  // throws Error(EINVAL)
 };
 
-// The model select_backend() and meets_pcie_rule() consult.  Starts as
-// CostModel::defaults(); the agent installs its calibrated model at start-up.
-[[nodiscard]] const CostModel& active_cost_model();
+// Installs the model select_backend() consults; safe while other threads
+// select.  The active model starts as CostModel::defaults(); the agent
+// installs its calibrated model at start-up.
 void set_active_cost_model(const CostModel& model);
 
-// Picks the backend for a batch of `batch_pages` pages.  Never Gpu when
-// has_gpu is false; monotone in the batch size (Scalar, then Simd, then Gpu).
+// Picks the backend for a batch of `batch_pages` pages with the active model.
+// Never Gpu when has_gpu is false; monotone in the batch size (Scalar, then
+// Cpu, then Gpu).
 [[nodiscard]] Backend select_backend(std::size_t batch_pages, bool has_gpu);
-
-// Whether a batch of `pages` pages finishes sooner on a GPU that compresses at
-// gpu_gbps behind a bus of pcie_gbps than on the CPU, counting the GPU's fixed
-// per-batch cost from the active model.  Unlike the seed's rule this depends on
-// the page count: small batches never amortise the fixed cost.
-[[nodiscard]] bool meets_pcie_rule(std::size_t pages, double pcie_gbps, double gpu_gbps);
 
 }  // namespace ozram

@@ -7,68 +7,50 @@
 #include <span>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "ozram/backend.hpp"
 #include "ozram/batch_result.hpp"
 #include "ozram/page.hpp"
-#include "ozram/stats.hpp"
 
 namespace ozram {
 
 // Whether a usable CUDA device is present (false in a build without CUDA).
 [[nodiscard]] bool gpu_available();
 
-enum class GpuBackend : std::uint8_t { Cuda };
-
+// A CUDA device as the backend sees it.
 struct GpuDeviceInfo {
-    int index = 0;
     std::string name;
-    std::size_t total_memory = 0;   // bytes
-    std::size_t l2_cache_size = 0;  // bytes
     std::pair<int, int> compute_capability{0, 0};
-    int multiprocessor_count = 0;
-    GpuBackend backend = GpuBackend::Cuda;
 
     // Read from the device.  Throws Error(ENODEV) when there is none.
     [[nodiscard]] static GpuDeviceInfo query(int index = 0);
 
-    // Pages per batch that keep every SM busy with enough batches in flight;
-    // see Documentation/gpu.md for the formula.
-    [[nodiscard]] std::size_t optimal_batch_size() const;
-    // Compute capability 7.0 or newer.
+    // Compute capability 9.0 or newer: the devices the build carries code for.
     [[nodiscard]] bool is_supported() const;
 };
 
 struct GpuBatchConfig {
     int device_index = 0;
-    Algorithm algorithm = Algorithm::Lz4;
     std::size_t batch_size = 4096;      // pages per batch (larger batches are split)
     bool async_dma = true;              // pinned buffers and streams; false: synchronous copies
     std::size_t ring_buffer_slots = 4;  // batches in flight
-    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
+    std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;  // largest LZ4 block kept
 };
 
-// The seed's GpuBatchCompressor.  Also a PageCompressor, so the agent drives it
-// like the CPU backends.  In a build without CUDA, create() throws
-// Error(ENODEV, "built without CUDA support").
+// Compresses batches of pages with LZ4 on a CUDA device.  A PageCompressor,
+// so the agent drives it like the CPU backends.  In a build without CUDA,
+// create() throws Error(ENODEV, "built without CUDA support").
 class GpuBatchCompressor : public PageCompressor {
   public:
     // Throws Error(ENODEV) with no usable device, Error(EINVAL) on a bad config.
     [[nodiscard]] static std::unique_ptr<GpuBatchCompressor> create(const GpuBatchConfig& config);
     ~GpuBatchCompressor() override;
 
-    // The seed's shape: a batch of pages in, a fresh BatchResult out.
-    [[nodiscard]] BatchResult compress_batch(std::span<const Page> pages);
-    [[nodiscard]] std::vector<Page> decompress_batch(const BatchResult& batch);
-
     // PageCompressor
     [[nodiscard]] Backend backend() const override { return Backend::Gpu; }
     void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) override;
     void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) override;
-    [[nodiscard]] const CompressorStats& stats() const override;
 
-    [[nodiscard]] const GpuBatchConfig& config() const;
     [[nodiscard]] const GpuDeviceInfo& device() const;
     // Batches (compress or decompress) that a GPU failure handed to the CPU;
     // each kind of failure is also logged to stderr once.

@@ -14,13 +14,12 @@ inline constexpr std::size_t PAGE_SIZE = 4096;
 // memory, or the staging slots of the kernel's ring.
 using Page = std::array<std::uint8_t, PAGE_SIZE>;
 
-enum class Algorithm : std::uint8_t { Lz4 };
-
 // How a page is stored, with zram's three cases.
 enum class PageEncoding : std::uint8_t {
     Lz4,         // an LZ4 block (standard block format, no framing)
     Raw,         // incompressible ("huge" in zram): the PAGE_SIZE bytes as they are
     SameFilled,  // one machine word repeated over the page; no payload
+    Compressed,  // a block in the compressor's algorithm other than LZ4 (CpuConfig)
 };
 
 // Where a compressed page's bytes are: a range of its BatchResult's payload.

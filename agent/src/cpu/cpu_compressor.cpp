@@ -37,10 +37,12 @@ std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
 }  // namespace
 
 CpuCompressor::CpuCompressor(Backend backend, const CpuConfig& config)
-    : backend_(backend), pool_(backend == Backend::Scalar ? 1 : config.threads) {
+    : backend_(backend),
+      algorithm_(config.algorithm),
+      pool_(backend == Backend::Scalar ? 1 : config.threads) {
     encoders_.reserve(pool_.participants());
     for (unsigned i = 0; i < pool_.participants(); ++i) {
-        encoders_.emplace_back(config.huge_threshold, config.lz4_acceleration);
+        encoders_.emplace_back(config.huge_threshold, config.lz4_acceleration, config.algorithm);
     }
 }
 
@@ -72,7 +74,6 @@ void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchRe
         });
     out.total_time_ns = elapsed_ns(start);
     out.kernel_time_ns = out.total_time_ns;
-    stats_.add(pages.size(), out.input_bytes(), out.stored_bytes(), out.total_time_ns);
 }
 
 void CpuCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {
@@ -87,7 +88,7 @@ void CpuCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* co
                 if (pages[i] == nullptr) {
                     throw Error(EINVAL, "page " + std::to_string(i) + ": null destination pointer");
                 }
-                decode_page(in, i, pages[i]);
+                decode_page(in, i, pages[i], algorithm_);
             }
         });
 }

@@ -1,5 +1,5 @@
 // The CPU backends: liblz4 on the calling thread (Scalar) or on a persistent
-// thread pool over every core (Simd).
+// thread pool over every core (Cpu).
 #pragma once
 
 #include <vector>
@@ -11,9 +11,9 @@
 namespace ozram {
 
 // Both backends are this class: Scalar is a pool of one participant (the
-// caller, no threads), Simd a pool of CpuConfig::threads.  One object runs one
-// batch at a time (its encoders and stats are per object): callers on several
-// threads use one compressor each.
+// caller, no threads), Cpu a pool of CpuConfig::threads.  One object runs one
+// batch at a time (its encoders are per object): callers on several threads
+// use one compressor each.
 class CpuCompressor final : public PageCompressor {
   public:
     // Validated config (see make_cpu_compressor()).
@@ -22,16 +22,15 @@ class CpuCompressor final : public PageCompressor {
     [[nodiscard]] Backend backend() const override { return backend_; }
     void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) override;
     void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) override;
-    [[nodiscard]] const CompressorStats& stats() const override { return stats_; }
 
   private:
     // Pages per chunk handed to a participant.
     [[nodiscard]] std::size_t grain(std::size_t pages) const;
 
     Backend backend_;
+    Algorithm algorithm_;
     ThreadPool pool_;
     std::vector<PageEncoder> encoders_;  // one per pool slot
-    CompressorStats stats_;
 };
 
 }  // namespace ozram

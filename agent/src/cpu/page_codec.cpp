@@ -1,32 +1,31 @@
-// Single-page encode/decode with liblz4.
+// Single-page encode/decode, in any of the library's formats.
 #include "cpu/page_codec.hpp"
-
-#include <lz4.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "ozram/backend.hpp"
+#include "cpu/block_codec.hpp"
+#include "cpu/same_filled.hpp"
 #include "ozram/error.hpp"
 
 namespace ozram {
 
-// LZ4 writes into `scratch`, which holds the worst case, and the block is
-// copied into the page's slot only when it is kept.  With room for the whole
-// block the raw/LZ4 decision is made on its true length, exactly as zram makes
-// it; bounding the output at the huge threshold instead (writing straight
-// into the slot) makes liblz4 give up a few bytes early.  Both measured the
-// same speed on real pages.
-struct PageEncoder::Lz4State {
-    LZ4_stream_t stream;
-    char scratch[LZ4_COMPRESSBOUND(PAGE_SIZE)];
+// The codec writes into `scratch`, which holds any format's worst case, and
+// the block is copied into the page's slot only when it is kept.  With room
+// for the whole block the raw/compressed decision is made on its true length,
+// exactly as zram makes it; bounding the output at the huge threshold instead
+// (writing straight into the slot) makes liblz4 give up a few bytes early.
+// Both measured the same speed on real pages.
+struct PageEncoder::Scratch {
+    std::uint8_t bytes[BLOCK_BOUND];
 };
 
-PageEncoder::PageEncoder(std::size_t huge_threshold, int lz4_acceleration)
-    : state_(std::make_unique<Lz4State>()),
+PageEncoder::PageEncoder(std::size_t huge_threshold, int lz4_acceleration, Algorithm algorithm)
+    : codec_(make_block_codec(algorithm, lz4_acceleration)),
+      scratch_(std::make_unique<Scratch>()),
       threshold_(huge_threshold),
-      acceleration_(lz4_acceleration) {}
+      compressed_(algorithm == Algorithm::Lz4 ? PageEncoding::Lz4 : PageEncoding::Compressed) {}
 
 PageEncoder::~PageEncoder() = default;
 PageEncoder::PageEncoder(PageEncoder&&) noexcept = default;
@@ -41,17 +40,13 @@ CompressedPage PageEncoder::encode(const std::uint8_t* page, std::uint8_t* slot)
         out.size = 0;
         return out;
     }
-    // The state is reused for every page of this encoder: no allocation.  (The
-    // _fastReset variant, which skips re-zeroing the 16 KiB table, made no
-    // measurable difference on 4 KiB pages.)  zram's rule: a page whose
-    // compressed length is >= huge_class_size is stored raw.
-    const int compressed = LZ4_compress_fast_extState(
-        &state_->stream, reinterpret_cast<const char*>(page), state_->scratch,
-        static_cast<int>(PAGE_SIZE), static_cast<int>(sizeof(state_->scratch)), acceleration_);
-    if (compressed > 0 && static_cast<std::size_t>(compressed) < threshold_) {
-        out.encoding = PageEncoding::Lz4;
+    // zram's rule: a page whose compressed length is above the threshold
+    // (>= huge_class_size) is stored raw.
+    const std::size_t compressed = codec_->compress(page, scratch_->bytes);
+    if (compressed > 0 && compressed <= threshold_) {
+        out.encoding = compressed_;
         out.size = static_cast<std::uint32_t>(compressed);
-        std::memcpy(slot, state_->scratch, out.size);
+        std::memcpy(slot, scratch_->bytes, out.size);
     } else {
         out.encoding = PageEncoding::Raw;
         out.size = static_cast<std::uint32_t>(PAGE_SIZE);
@@ -68,7 +63,8 @@ namespace {
 
 }  // namespace
 
-void decode_page(const BatchResult& batch, std::size_t index, std::uint8_t* page) {
+void decode_page(const BatchResult& batch, std::size_t index, std::uint8_t* page,
+                 Algorithm algorithm) {
     const CompressedPage& entry = batch.pages[index];
     // Checked in 64 bits so that offset + size cannot wrap.
     const std::uint64_t end = std::uint64_t{entry.offset} + entry.size;
@@ -91,16 +87,14 @@ void decode_page(const BatchResult& batch, std::size_t index, std::uint8_t* page
             }
             std::memcpy(page, bytes, PAGE_SIZE);
             return;
-        case PageEncoding::Lz4: {
-            const int decoded = LZ4_decompress_safe(
-                reinterpret_cast<const char*>(bytes), reinterpret_cast<char*>(page),
-                static_cast<int>(entry.size), static_cast<int>(PAGE_SIZE));
-            if (decoded < 0) {
-                corrupt(index, "malformed LZ4 block of " + std::to_string(entry.size) + " bytes");
-            }
-            if (static_cast<std::size_t>(decoded) != PAGE_SIZE) {
-                corrupt(index, "LZ4 block decodes to " + std::to_string(decoded) +
-                                   " bytes instead of " + std::to_string(PAGE_SIZE));
+        case PageEncoding::Lz4:
+        case PageEncoding::Compressed: {
+            // An LZ4 entry is LZ4 whatever the batch's algorithm.
+            const Algorithm format =
+                entry.encoding == PageEncoding::Lz4 ? Algorithm::Lz4 : algorithm;
+            if (!decompress_block(format, bytes, entry.size, page)) {
+                corrupt(index, std::string(to_string(format)) + " block of " +
+                                   std::to_string(entry.size) + " bytes does not decode to a page");
             }
             return;
         }

@@ -10,7 +10,7 @@
 
 #include <cstring>
 
-#include "ozram/backend.hpp"
+#include "ozram/page.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -1,10 +1,19 @@
-// The scans behind is_same_filled(), exposed so that tests can check every
-// variant the library may be built with, not only the one this machine uses.
+// Same-filled pages: one 64-bit word repeated over the page, stored as the
+// word alone, as zram stores them.  The scans behind is_same_filled() are
+// exposed too, so that tests can check every variant the library may be
+// built with, not only the one this machine uses.
 #pragma once
 
 #include <cstdint>
 
-namespace ozram::same_filled {
+namespace ozram {
+
+// Whether the page is one 64-bit word repeated; *word gets it.
+[[nodiscard]] bool is_same_filled(const std::uint8_t* page, std::uint64_t* word);
+// Fills a page with a word (the inverse of is_same_filled()).
+void fill_page(std::uint8_t* page, std::uint64_t word);
+
+namespace same_filled {
 
 // Whether all PAGE_SIZE bytes at `page` are `word` repeated.
 // Plain C++, for any target.
@@ -14,4 +23,5 @@ namespace ozram::same_filled {
 [[nodiscard]] bool matches_word_sse2(const std::uint8_t* page, std::uint64_t word);
 #endif
 
-}  // namespace ozram::same_filled
+}  // namespace same_filled
+}  // namespace ozram

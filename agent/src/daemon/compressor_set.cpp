@@ -44,10 +44,18 @@ void warm_up(PageCompressor& compressor, const std::vector<Page>& pages) {
 
 }  // namespace
 
+PageCompressor& CompressorPicker::pick_for(Algorithm algorithm, std::size_t pages) {
+    if (algorithm != Algorithm::Lz4) {
+        throw Error(EOPNOTSUPP, "no compressor for " + std::string(to_string(algorithm)));
+    }
+    return pick(pages);
+}
+
 CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
     : choice_(choice),
       scalar_(make_cpu_compressor(Backend::Scalar, cpu)),
-      simd_(make_cpu_compressor(Backend::Simd, cpu)) {
+      cpu_(make_cpu_compressor(Backend::Cpu, cpu)),
+      cpu_config_(cpu) {
     if (choice == BackendChoice::Auto || choice == BackendChoice::Gpu) {
         if (!gpu_available()) {
             if (choice == BackendChoice::Gpu) {
@@ -68,7 +76,7 @@ CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::si
     }
     const std::vector<Page> pages = warm_up_pages(max_batch);
     warm_up(*scalar_, pages);
-    warm_up(*simd_, pages);
+    warm_up(*cpu_, pages);
     if (gpu_) {
         warm_up(*gpu_, pages);
     }
@@ -104,15 +112,15 @@ std::uint64_t CompressorSet::gpu_pages_copied() const {
 }
 
 PageCompressor& CompressorSet::pick(std::size_t pages) {
-    PageCompressor* chosen = simd_.get();
+    PageCompressor* chosen = cpu_.get();
     switch (choice_) {
         case BackendChoice::Auto:
             switch (select_backend(pages, gpu_ != nullptr)) {
                 case Backend::Gpu:
-                    chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : simd_.get();
+                    chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
                     break;
-                case Backend::Simd:
-                    chosen = simd_.get();
+                case Backend::Cpu:
+                    chosen = cpu_.get();
                     break;
                 case Backend::Scalar:
                     chosen = scalar_.get();
@@ -120,17 +128,32 @@ PageCompressor& CompressorSet::pick(std::size_t pages) {
             }
             break;
         case BackendChoice::Cpu:
-            chosen = simd_.get();
+            chosen = cpu_.get();
             break;
         case BackendChoice::Scalar:
             chosen = scalar_.get();
             break;
         case BackendChoice::Gpu:
-            chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : simd_.get();
+            chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
             break;
     }
     ++batches_[static_cast<std::size_t>(chosen->backend())];
     return *chosen;
+}
+
+PageCompressor& CompressorSet::pick_for(Algorithm algorithm, std::size_t pages) {
+    if (algorithm == Algorithm::Lz4) {
+        return pick(pages);
+    }
+    std::unique_ptr<PageCompressor>& compressor = others_.at(static_cast<std::size_t>(algorithm));
+    if (!compressor) {
+        CpuConfig config = cpu_config_;
+        config.algorithm = algorithm;
+        compressor = make_cpu_compressor(
+            choice_ == BackendChoice::Scalar ? Backend::Scalar : Backend::Cpu, config);
+    }
+    ++batches_[static_cast<std::size_t>(compressor->backend())];
+    return *compressor;
 }
 
 }  // namespace ozram::daemon

@@ -17,7 +17,11 @@ namespace ozram::daemon {
 class CompressorPicker {
   public:
     virtual ~CompressorPicker() = default;
+    // The compressor for a batch of `pages` LZ4 pages.
     [[nodiscard]] virtual PageCompressor& pick(std::size_t pages) = 0;
+    // The compressor for a batch of `pages` pages in `algorithm`; throws
+    // Error(EOPNOTSUPP) for a format this picker has no compressor for.
+    [[nodiscard]] virtual PageCompressor& pick_for(Algorithm algorithm, std::size_t pages);
 };
 
 class CompressorSet final : public CompressorPicker {
@@ -31,6 +35,10 @@ class CompressorSet final : public CompressorPicker {
     // The compressor for a batch of `pages` pages: the configured backend, or
     // select_backend() over the active cost model for backend auto.
     [[nodiscard]] PageCompressor& pick(std::size_t pages) override;
+    // LZ4 as pick(); every other format on the CPU pool (the scalar backend
+    // when that is the configured one), built on its first batch: only LZ4
+    // runs on the GPU.
+    [[nodiscard]] PageCompressor& pick_for(Algorithm algorithm, std::size_t pages) override;
 
     [[nodiscard]] bool has_gpu() const { return gpu_ != nullptr; }
 
@@ -50,8 +58,11 @@ class CompressorSet final : public CompressorPicker {
   private:
     BackendChoice choice_;
     std::unique_ptr<PageCompressor> scalar_;
-    std::unique_ptr<PageCompressor> simd_;
+    std::unique_ptr<PageCompressor> cpu_;
     std::unique_ptr<GpuBatchCompressor> gpu_;
+    CpuConfig cpu_config_;
+    // The CPU compressor of each format other than LZ4, once it had a batch.
+    std::array<std::unique_ptr<PageCompressor>, ALGORITHM_COUNT> others_;
     const std::uint8_t* staging_ = nullptr;  // registered with the GPU's driver
     std::array<std::uint64_t, 3> batches_{};
 };

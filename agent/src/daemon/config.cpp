@@ -1,14 +1,15 @@
 #include "config.hpp"
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "cli/integer_option.hpp"
 #include "ozram/cost_model.hpp"
 #include "ozram/error.hpp"
+#include "ozram/page.hpp"
 
 namespace ozram::daemon {
 namespace {
@@ -22,19 +23,20 @@ std::string_view trim(std::string_view text) {
     return text.substr(first, text.find_last_not_of(BLANKS) - first + 1);
 }
 
-std::uint64_t parse_unsigned(std::string_view key, std::string_view value, std::uint64_t low,
+std::uint64_t parse_unsigned(std::string_view name, std::string_view value, std::uint64_t low,
                              std::uint64_t high) {
-    std::uint64_t number = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (error != std::errc() || end != value.data() + value.size() || number < low ||
-        number > high) {
-        throw ConfigError(std::string(key) + " must be an integer in " + std::to_string(low) +
-                          ".." + std::to_string(high) + ", not '" + std::string(value) + "'");
+    try {
+        return cli::parse_integer_option(name, value, low, high);
+    } catch (const cli::UsageError& error) {
+        throw ConfigError(error.what());
     }
-    return number;
 }
 
-BackendChoice parse_backend(std::string_view value) {
+[[noreturn]] void reject(std::string_view name, std::string_view expected, std::string_view value) {
+    throw ConfigError(cli::bad_value(name, expected, value).what());
+}
+
+BackendChoice parse_backend(std::string_view name, std::string_view value) {
     if (value == "auto") {
         return BackendChoice::Auto;
     }
@@ -47,17 +49,17 @@ BackendChoice parse_backend(std::string_view value) {
     if (value == "gpu") {
         return BackendChoice::Gpu;
     }
-    throw ConfigError("backend must be auto, cpu, scalar or gpu, not '" + std::string(value) + "'");
+    reject(name, "auto, cpu, scalar or gpu", value);
 }
 
-GpuStaging parse_gpu_staging(std::string_view value) {
+GpuStaging parse_gpu_staging(std::string_view name, std::string_view value) {
     if (value == "in-place") {
         return GpuStaging::InPlace;
     }
     if (value == "copy") {
         return GpuStaging::Copy;
     }
-    throw ConfigError("gpu_staging must be in-place or copy, not '" + std::string(value) + "'");
+    reject(name, "in-place or copy", value);
 }
 
 }  // namespace
@@ -80,24 +82,27 @@ std::string_view to_string(BackendChoice choice) {
     return "unknown";
 }
 
-void apply_setting(Config& config, std::string_view key, std::string_view value) {
+void apply_setting(Config& config, std::string_view key, std::string_view value,
+                   std::string_view name) {
+    if (name.empty()) {
+        name = key;
+    }
     if (key == "batch_size") {
-        config.batch_size = static_cast<std::uint32_t>(parse_unsigned(key, value, 1, 65536));
+        config.batch_size = static_cast<std::uint32_t>(parse_unsigned(name, value, 1, 65536));
     } else if (key == "flush_us") {
-        config.flush_us = static_cast<std::uint32_t>(parse_unsigned(key, value, 0, 1'000'000));
+        config.flush_us = static_cast<std::uint32_t>(parse_unsigned(name, value, 0, 1'000'000));
     } else if (key == "threads") {
-        config.threads = static_cast<unsigned>(parse_unsigned(key, value, 0, 1024));
+        config.threads = static_cast<unsigned>(parse_unsigned(name, value, 0, 1024));
     } else if (key == "backend") {
-        config.backend = parse_backend(value);
+        config.backend = parse_backend(name, value);
     } else if (key == "gpu_staging") {
-        config.gpu_staging = parse_gpu_staging(value);
+        config.gpu_staging = parse_gpu_staging(name, value);
     } else if (key == "huge_threshold") {
-        config.huge_threshold = parse_unsigned(key, value, 1, 4096);
+        config.huge_threshold = parse_unsigned(name, value, 1, PAGE_SIZE);
     } else if (key == "log_level") {
         const auto level = parse_log_level(value);
         if (!level) {
-            throw ConfigError("log_level must be error, warning, info or debug, not '" +
-                              std::string(value) + "'");
+            reject(name, "error, warning, info or debug", value);
         }
         config.log_level = *level;
     } else if (key.starts_with("cost.")) {

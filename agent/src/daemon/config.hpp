@@ -4,11 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "cli/usage_error.hpp"
 #include "log.hpp"
+#include "ozram/page.hpp"
 
 namespace ozram::daemon {
 
@@ -23,10 +24,11 @@ enum class GpuStaging { InPlace, Copy };
 
 [[nodiscard]] std::string_view to_string(GpuStaging staging);
 
-// A bad setting: the message names the key, the value and, from a file, the line.
-class ConfigError : public std::runtime_error {
+// A bad setting: the message names the key (or the flag), the value and,
+// from a file, the line.  A usage error: ozramd exits with EXIT_USAGE.
+class ConfigError : public cli::UsageError {
   public:
-    using std::runtime_error::runtime_error;
+    using cli::UsageError::UsageError;
 };
 
 inline constexpr const char* DEFAULT_CONFIG_PATH = "/etc/ozram/ozramd.conf";
@@ -37,7 +39,8 @@ struct Config {
     unsigned threads = 0;            // CPU backend threads, 0: every core
     BackendChoice backend = BackendChoice::Auto;
     GpuStaging gpu_staging = GpuStaging::InPlace;
-    std::size_t huge_threshold = 4096;  // capped by the ring's: by default the ring decides
+    // The largest LZ4 page kept, capped by the ring's: by default the ring decides.
+    std::size_t huge_threshold = PAGE_SIZE;
     LogLevel log_level = LogLevel::Info;
     // "key = value" lines for CostModel::parse(), from the cost.* keys.
     std::string cost_overrides;
@@ -54,7 +57,9 @@ struct Config {
 [[nodiscard]] Config load_config_file(const std::string& path, bool must_exist);
 
 // Applies one setting, as a file line or a command-line flag would.  Throws
-// ConfigError with a message that does not name the source.
-void apply_setting(Config& config, std::string_view key, std::string_view value);
+// ConfigError naming the setting as `name` (the flag, say; by default the
+// key) but not the file.
+void apply_setting(Config& config, std::string_view key, std::string_view value,
+                   std::string_view name = {});
 
 }  // namespace ozram::daemon

@@ -1,5 +1,7 @@
 #include "drain_loop.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -22,6 +24,20 @@ constexpr std::chrono::microseconds POLL_STEP{20};
 // producer then takes the slots back by its timeout).
 constexpr std::chrono::seconds CQ_ROOM_TIMEOUT{1};
 
+// The library's pages are the ring's slots.
+static_assert(PAGE_SIZE == OZRAM_RING_PAGE_SIZE);
+// A submission's algorithm is the library's Algorithm of the same number.
+static_assert(static_cast<int>(Algorithm::Lz4) == OZRAM_RING_ALG_LZ4);
+static_assert(static_cast<int>(Algorithm::Lz4hc) == OZRAM_RING_ALG_LZ4HC);
+static_assert(static_cast<int>(Algorithm::Lzo) == OZRAM_RING_ALG_LZO);
+static_assert(static_cast<int>(Algorithm::LzoRle) == OZRAM_RING_ALG_LZO_RLE);
+static_assert(static_cast<int>(Algorithm::Zstd) == OZRAM_RING_ALG_ZSTD);
+static_assert(ALGORITHM_COUNT == OZRAM_RING_ALG_NR);
+
+// The one place where a PageEncoding becomes the ring's enum
+// ozram_ring_encoding.  PageEncoding keeps values of its own (the CUDA
+// kernels write them into their descriptors) so that the library and its
+// kernels do not depend on the ring's ABI header.
 std::uint32_t ring_encoding(PageEncoding encoding) {
     switch (encoding) {
         case PageEncoding::Lz4:
@@ -30,6 +46,8 @@ std::uint32_t ring_encoding(PageEncoding encoding) {
             return OZRAM_RING_ENC_RAW;
         case PageEncoding::SameFilled:
             return OZRAM_RING_ENC_SAME_FILLED;
+        case PageEncoding::Compressed:
+            return OZRAM_RING_ENC_COMPRESSED;
     }
     return 0;
 }
@@ -40,7 +58,20 @@ std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
     return gpu ? gpu->fallback_batches() : 0;
 }
 
+// The CPU time of the calling thread, system time included.
+std::chrono::nanoseconds thread_cpu_time() {
+    timespec now{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
 }  // namespace
+
+void DrainLoop::ring_doorbell() {
+    const auto before = thread_cpu_time();
+    transport_.notify_completions();
+    stats_.doorbell_cpu += thread_cpu_time() - before;
+}
 
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
     : transport_(transport),
@@ -49,7 +80,10 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
-      gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU) {
+      spare_sqes_(transport.view().header.slots),
+      spare_pages_(transport.view().header.slots),
+      gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
+      raw_length_(ozram_ring_producer_raw_length(&transport.view().header)) {
     // Reserve the largest batch once; BatchResult::reset() keeps capacity.
     result_.reset(transport.view().header.slots);
 }
@@ -80,33 +114,69 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
     if (valid == 0) {
         return Step::Drained;
     }
+    // One compression per algorithm in the batch, each over a run of pages.
+    const std::array<std::uint32_t, OZRAM_RING_ALG_NR> runs = group_by_algorithm(valid);
+    std::uint32_t first = 0;
+    for (std::uint32_t algorithm = 0; algorithm < OZRAM_RING_ALG_NR; ++algorithm) {
+        if (runs[algorithm] != 0) {
+            compress_run(first, runs[algorithm], static_cast<Algorithm>(algorithm));
+            first += runs[algorithm];
+        }
+    }
+    ++stats_.batches;
+    return Step::Drained;
+}
+
+std::array<std::uint32_t, OZRAM_RING_ALG_NR> DrainLoop::group_by_algorithm(std::uint32_t count) {
+    std::array<std::uint32_t, OZRAM_RING_ALG_NR> runs{};
+    for (std::uint32_t i = 0; i < count; ++i) {
+        ++runs[ozram_ring_sqe_algorithm(&sqes_[i])];
+    }
+    if (std::ranges::count(runs, 0u) == OZRAM_RING_ALG_NR - 1) {
+        return runs;  // one algorithm, the usual case: nothing to move
+    }
+    // A stable counting sort into the spare arrays, which then swap in.
+    std::array<std::uint32_t, OZRAM_RING_ALG_NR> next{};
+    for (std::uint32_t algorithm = 1; algorithm < OZRAM_RING_ALG_NR; ++algorithm) {
+        next[algorithm] = next[algorithm - 1] + runs[algorithm - 1];
+    }
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t at = next[ozram_ring_sqe_algorithm(&sqes_[i])]++;
+        spare_sqes_[at] = sqes_[i];
+        spare_pages_[at] = pages_[i];
+    }
+    sqes_.swap(spare_sqes_);
+    pages_.swap(spare_pages_);
+    return runs;
+}
+
+void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
     std::int32_t status = OZRAM_RING_STATUS_OK;
     std::uint32_t cqe_flags = 0;
     try {
-        PageCompressor& compressor = picker_->pick(valid);
+        PageCompressor& compressor = picker_->pick_for(algorithm, count);
         const std::uint64_t fallbacks_before = gpu_fallbacks(compressor);
-        compressor.compress(std::span<const std::uint8_t* const>(pages_.data(), valid), result_);
+        compressor.compress(std::span<const std::uint8_t* const>(pages_.data() + first, count),
+                            result_);
         // A batch of which any part fell back to the CPU counts as CPU work.
         if (compressor.backend() == Backend::Gpu && gpu_fallbacks(compressor) == fallbacks_before) {
             cqe_flags = gpu_flag_;
         }
-        if (result_.pages.size() != valid) {
+        if (result_.pages.size() != count) {
             throw Error(EIO, "the compressor returned " + std::to_string(result_.pages.size()) +
-                                 " pages for " + std::to_string(valid));
+                                 " pages for " + std::to_string(count));
         }
     } catch (const std::system_error& error) {
         // The producer compresses these pages itself.
         status = -std::clamp(error.code().value(), 1, 4095);
-        log_error(std::string("batch of ") + std::to_string(valid) +
-                  " pages failed: " + error.what());
+        log_error(std::string("batch of ") + std::to_string(count) + " " +
+                  std::string(to_string(algorithm)) + " pages failed: " + error.what());
     } catch (const std::exception& error) {
         status = -EIO;
-        log_error(std::string("batch of ") + std::to_string(valid) +
-                  " pages failed: " + error.what());
+        log_error(std::string("batch of ") + std::to_string(count) + " " +
+                  std::string(to_string(algorithm)) + " pages failed: " + error.what());
     }
-    complete(valid, status, cqe_flags);
-    ++stats_.batches;
-    return Step::Drained;
+    complete(first, count, status, cqe_flags);
 }
 
 std::uint32_t DrainLoop::fill(std::uint32_t available) {
@@ -148,7 +218,7 @@ bool DrainLoop::wait_for_cq_room() {
     }
     // Let the producer see what is posted so far, then give it time to reap.
     queues_.publish();
-    transport_.notify_completions();
+    ring_doorbell();
     const auto deadline = Clock::now() + CQ_ROOM_TIMEOUT;
     while (queues_.cq_space() == 0) {
         if (Clock::now() >= deadline) {
@@ -159,7 +229,8 @@ bool DrainLoop::wait_for_cq_room() {
     return true;
 }
 
-void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t cqe_flags) {
+void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
+                         std::uint32_t cqe_flags) {
     const ring::RingView& view = queues_.view();
     const std::size_t threshold = view.header.huge_threshold;
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -168,7 +239,7 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t
             log_warning("the producer reaps no completions; dropped " + std::to_string(count - i));
             break;
         }
-        const ozram_ring_sqe& sqe = sqes_[i];
+        const ozram_ring_sqe& sqe = sqes_[first + i];
         ozram_ring_cqe cqe{sqe.slot, sqe.generation, status, 0, 0, 0, 0};
         if (status == OZRAM_RING_STATUS_OK) {
             const CompressedPage& page = result_.pages[i];
@@ -176,15 +247,19 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t
             cqe.encoding = ring_encoding(page.encoding);
             if (page.encoding == PageEncoding::SameFilled) {
                 cqe.fill = page.fill_word;
-            } else if (page.encoding == PageEncoding::Lz4 && page.size > 0 &&
-                       page.size <= threshold) {
+            } else if ((page.encoding == PageEncoding::Lz4 ||
+                        page.encoding == PageEncoding::Compressed) &&
+                       page.size > 0 && page.size <= threshold) {
                 std::memcpy(output, result_.bytes(page).data(), page.size);
                 cqe.length = page.size;
             } else {
-                // Raw, or LZ4 above the ring's threshold: stored as it is.
-                std::memcpy(output, pages_[i], OZRAM_RING_PAGE_SIZE);
-                cqe.encoding = OZRAM_RING_ENC_RAW;
-                cqe.length = OZRAM_RING_PAGE_SIZE;
+                // Raw, or LZ4 above the ring's threshold: the producer stores
+                // the page it staged, and from ABI 1.4 wants no copy of it.
+                cqe.encoding = ring_encoding(PageEncoding::Raw);
+                cqe.length = raw_length_;
+                if (raw_length_ != 0) {
+                    std::memcpy(output, pages_[first + i], PAGE_SIZE);
+                }
             }
             cqe.flags = cqe_flags;
             ++stats_.pages;
@@ -198,7 +273,7 @@ void DrainLoop::complete(std::uint32_t count, std::int32_t status, std::uint32_t
         queues_.post(cqe);
     }
     queues_.publish();
-    transport_.notify_completions();
+    ring_doorbell();
 }
 
 }  // namespace ozram::daemon

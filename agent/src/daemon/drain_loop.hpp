@@ -2,6 +2,7 @@
 // bytes in the output slots and the completions in the CQ.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <vector>
@@ -21,6 +22,9 @@ struct DrainStats {
     std::uint64_t failed_pages = 0;   // completed with an error status
     std::uint64_t rejected_sqes = 0;  // SQ entries naming no slot: skipped
     std::uint64_t dropped_cqes = 0;   // the producer never made CQ room
+    // CPU time this thread spent in the producer's doorbell: for the kernel,
+    // the module checking and storing the results inside the ioctl.
+    std::chrono::nanoseconds doorbell_cpu{0};
 };
 
 enum class Step {
@@ -51,8 +55,19 @@ class DrainLoop {
     std::uint32_t fill(std::uint32_t available);
     // Copies the SQ entries naming a slot into sqes_/pages_; returns their count.
     std::uint32_t gather(std::uint32_t count);
-    // Posts a completion per gathered page; cqe_flags go on the OK ones.
-    void complete(std::uint32_t count, std::int32_t status, std::uint32_t cqe_flags);
+    // Puts the gathered pages of each algorithm next to each other (in
+    // OZRAM_RING_ALG_* order, each in its order of arrival) and returns how
+    // many each algorithm has.
+    std::array<std::uint32_t, OZRAM_RING_ALG_NR> group_by_algorithm(std::uint32_t count);
+    // Compresses the gathered pages [first, first + count), all in
+    // `algorithm`, and completes them.
+    void compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
+    // Posts a completion per gathered page of [first, first + count), whose
+    // results are result_'s; cqe_flags go on the OK ones.
+    void complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
+                  std::uint32_t cqe_flags);
+    // Rings the producer's doorbell and counts the CPU time it took.
+    void ring_doorbell();
     bool wait_for_cq_room();
 
     ring::RingTransport& transport_;
@@ -62,8 +77,14 @@ class DrainLoop {
     std::chrono::microseconds flush_{200};
     std::vector<ozram_ring_sqe> sqes_;
     std::vector<const std::uint8_t*> pages_;
+    // Where group_by_algorithm() sorts to, the same size as sqes_ and pages_.
+    std::vector<ozram_ring_sqe> spare_sqes_;
+    std::vector<const std::uint8_t*> spare_pages_;
     // OZRAM_RING_CQE_F_GPU if the producer's minor version knows it, else 0.
     std::uint32_t gpu_flag_;
+    // The length of a RAW completion: 0 when the producer keeps its staged
+    // copy (ABI 1.4), else a page copied into the output slot.
+    std::uint32_t raw_length_;
     BatchResult result_;
     DrainStats stats_;
 };

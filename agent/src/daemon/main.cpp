@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "cli/usage.hpp"
+#include "cli/usage_error.hpp"
 #include "compressor_set.hpp"
 #include "config.hpp"
 #include "cost_model_cache.hpp"
@@ -135,6 +137,9 @@ int serve(const Options& options, const Config& initial) {
              " bytes, ABI " + std::to_string(view.header.abi_major) + "." +
              std::to_string(view.header.abi_minor));
 
+    // Every format: the CPU pool compresses what the GPU does not.
+    transport->declare_algorithms((1u << OZRAM_RING_ALG_NR) - 1);
+
     const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
     if (initial.gpu_staging == GpuStaging::InPlace) {
         compressors->read_staging_in_place(staging);
@@ -164,12 +169,16 @@ int serve(const Options& options, const Config& initial) {
     transport->detach();
     const DrainStats& stats = loop.stats();
     const auto& batches = compressors->batches();
-    log_info("detached: " + std::to_string(stats.pages) + " pages (" +
-             std::to_string(stats.gpu_pages) + " on the GPU) in " + std::to_string(stats.batches) +
-             " batches (gpu " + std::to_string(batches[0]) + ", simd " +
-             std::to_string(batches[1]) + ", scalar " + std::to_string(batches[2]) + "), " +
-             std::to_string(stats.bytes_out) + " bytes out, " + std::to_string(stats.failed_pages) +
-             " failed, " + std::to_string(stats.rejected_sqes) + " bad submissions");
+    log_info(
+        "detached: " + std::to_string(stats.pages) + " pages (" + std::to_string(stats.gpu_pages) +
+        " on the GPU) in " + std::to_string(stats.batches) + " batches (gpu " +
+        std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) + ", scalar " +
+        std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) + " bytes out, " +
+        std::to_string(stats.failed_pages) + " failed, " + std::to_string(stats.rejected_sqes) +
+        " bad submissions, " +
+        std::to_string(
+            std::chrono::duration_cast<std::chrono::milliseconds>(stats.doorbell_cpu).count()) +
+        " ms of CPU in the producer's doorbell");
     if (compressors->has_gpu()) {
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +
                  ", copied first: " + std::to_string(compressors->gpu_pages_copied()));
@@ -183,17 +192,15 @@ int run(int argc, char** argv) {
     try {
         options = parse_options(argc, argv);
         if (options.help) {
-            std::fputs(usage_text(), stdout);
-            return EXIT_OK;
+            return cli::print_usage(usage_text());
         }
         if (options.version) {
             std::puts("ozramd (ozram) " OZRAM_VERSION);
             return EXIT_OK;
         }
         config = effective_config(options);
-    } catch (const ConfigError& error) {
-        std::fprintf(stderr, "ozramd: %s\nTry 'ozramd --help'.\n", error.what());
-        return EXIT_USAGE;
+    } catch (const cli::UsageError& error) {
+        return cli::usage_error("ozramd", error.what());
     }
     set_log_level(config.log_level);
     // The library's warnings (a GPU batch redone on the CPU, the GPU given

@@ -2,6 +2,11 @@
 
 #include <getopt.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "cli/usage_error.hpp"
 #include "ozram_ring.h"
 
 namespace ozram::daemon {
@@ -49,6 +54,13 @@ constexpr option LONG_OPTIONS[] = {
     {nullptr, 0, nullptr, 0},
 };
 
+// The flag that sets `key`: "--batch-size" for batch_size.
+std::string flag_name(std::string_view key) {
+    std::string name = "--" + std::string(key);
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
+}
+
 }  // namespace
 
 const char* usage_text() {
@@ -70,8 +82,9 @@ const char* usage_text() {
            "      --gpu-staging M      in-place: the GPU reads staged pages where they are\n"
            "                           if the driver can register them; copy: always\n"
            "                           through pinned buffers (default in-place)\n"
-           "      --huge-threshold N   compressed pages of N bytes or more are stored raw;\n"
-           "                           the ring's own threshold applies too (default 4096)\n"
+           "      --huge-threshold N   largest LZ4 page kept, 1..4096 bytes; a longer one is\n"
+           "                           stored raw.  The ring's own threshold applies too\n"
+           "                           (default 4096: the ring's decides)\n"
            "      --log-level L        error, warning, info or debug (default info)\n"
            "  -v, --verbose            same as --log-level debug\n"
            "Cost model:\n"
@@ -159,29 +172,25 @@ Options parse_options(int argc, char** argv) {
                 options.version = true;
                 break;
             case ':':
-                throw ConfigError(std::string("option '") + argv[optind - 1] +
-                                  "' needs an argument");
+                throw cli::missing_value(argv[optind - 1]);
             default:
-                throw ConfigError(std::string("unknown option '") + argv[optind - 1] + "'");
+                throw cli::unknown_option(argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        throw ConfigError(std::string("unexpected argument '") + argv[optind] + "'");
+        throw cli::unexpected_argument(argv[optind]);
     }
     if (!options.shm_name.empty() && !options.device_path.empty()) {
-        throw ConfigError("--shm and --device exclude each other");
+        throw cli::UsageError("--shm and --device exclude each other");
     }
     if (options.device_path.empty()) {
         options.device_path = OZRAM_RING_DEV_PATH;
     }
-    // Check the flags now, so that a bad value is a usage error at once.
+    // Check the flags now, so that a bad value is a usage error at once,
+    // worded with the flag's name.
     Config scratch;
     for (const auto& [key, value] : options.settings) {
-        try {
-            apply_setting(scratch, key, value);
-        } catch (const ConfigError& error) {
-            throw ConfigError(std::string("invalid option value: ") + error.what());
-        }
+        apply_setting(scratch, key, value, flag_name(key));
     }
     return options;
 }

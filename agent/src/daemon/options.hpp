@@ -27,7 +27,7 @@ struct Options {
     bool version = false;
 };
 
-// Throws ConfigError on a usage error.
+// Throws cli::UsageError on a usage error.
 [[nodiscard]] Options parse_options(int argc, char** argv);
 [[nodiscard]] const char* usage_text();
 

@@ -43,13 +43,8 @@ GpuDeviceInfo GpuDeviceInfo::query(int index) {
                     "CUDA device " + std::to_string(index) + ": " + cudaGetErrorString(result));
     }
     GpuDeviceInfo info;
-    info.index = index;
     info.name = properties.name;
-    info.total_memory = properties.totalGlobalMem;
-    info.l2_cache_size = static_cast<std::size_t>(properties.l2CacheSize);
     info.compute_capability = {properties.major, properties.minor};
-    info.multiprocessor_count = properties.multiProcessorCount;
-    info.backend = GpuBackend::Cuda;
     return info;
 }
 

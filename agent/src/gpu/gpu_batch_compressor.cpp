@@ -10,19 +10,13 @@
 
 #include "gpu/cuda_call.hpp"
 #include "gpu/host_regions.hpp"
+#include "gpu/kernels/lz4_kernels.hpp"
 #include "gpu/slot_pipeline.hpp"
-#include "lz4_kernels.hpp"
-#include "ozram/cost_model.hpp"
 #include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
 
 namespace ozram {
-
-static_assert(gpu::PAGE_BYTES == PAGE_SIZE);
-static_assert(static_cast<int>(PageEncoding::Lz4) == kernels::PAGE_LZ4);
-static_assert(static_cast<int>(PageEncoding::Raw) == kernels::PAGE_RAW);
-static_assert(static_cast<int>(PageEncoding::SameFilled) == kernels::PAGE_SAME_FILLED);
 
 namespace {
 
@@ -89,7 +83,6 @@ void check_compressed_batch(const BatchResult& in) {
 struct GpuBatchCompressor::Impl {
     GpuBatchConfig config;
     GpuDeviceInfo device;
-    CompressorStats stats;
     std::optional<gpu::SlotPipeline> pipeline;  // empty once the GPU is given up
     std::unique_ptr<PageCompressor> cpu;        // made at the first fallback
     std::map<int, std::uint64_t> failures;      // by cudaError_t
@@ -176,16 +169,16 @@ struct GpuBatchCompressor::Impl {
         gpu::cuda_check(cudaSetDevice(config.device_index), "cudaSetDevice");
     }
 
+    // The largest LZ4 block kept, as the kernel takes it.
     std::uint32_t huge_threshold() const {
-        return static_cast<std::uint32_t>(
-            std::min<std::size_t>(config.huge_threshold, PAGE_SIZE + 1));
+        return static_cast<std::uint32_t>(std::min(config.huge_threshold, PAGE_SIZE));
     }
 
     PageCompressor& cpu_compressor() {
         if (!cpu) {
             CpuConfig cpu_config;
             cpu_config.huge_threshold = config.huge_threshold;
-            cpu = make_cpu_compressor(Backend::Simd, cpu_config);
+            cpu = make_cpu_compressor(Backend::Cpu, cpu_config);
         }
         return *cpu;
     }
@@ -212,7 +205,7 @@ struct GpuBatchCompressor::Impl {
                     static_cast<std::uint32_t>(slot.count), threshold, stream);
             },
             [&](const gpu::Slot& slot) {
-                unpack_compressed(slot, out);
+                unpack_compressed(slot, threshold, out);
                 (slot.gather ? in_place : copied) += slot.count;
             });
         // Counted only for a batch the device finished (a failed one is redone on the CPU).
@@ -225,21 +218,22 @@ struct GpuBatchCompressor::Impl {
 
     // The D2H copy brought whole slots into pinned memory; only each page's
     // own bytes are copied on into the result (see Documentation/gpu.md).
-    static void unpack_compressed(const gpu::Slot& slot, BatchResult& out) {
+    static void unpack_compressed(const gpu::Slot& slot, std::uint32_t threshold,
+                                  BatchResult& out) {
         for (std::size_t i = 0; i < slot.count; ++i) {
             const kernels::PageDescriptor& d = slot.host_descriptors.data()[i];
             const std::size_t index = slot.first + i;
             const bool size_ok =
-                (d.code == kernels::PAGE_LZ4 && d.size > 0 && d.size < PAGE_SIZE) ||
-                (d.code == kernels::PAGE_RAW && d.size == PAGE_SIZE) ||
-                (d.code == kernels::PAGE_SAME_FILLED && d.size == 0);
+                (d.encoding == PageEncoding::Lz4 && d.size > 0 && d.size <= threshold) ||
+                (d.encoding == PageEncoding::Raw && d.size == PAGE_SIZE) ||
+                (d.encoding == PageEncoding::SameFilled && d.size == 0);
             if (d.status != kernels::PAGE_OK || !size_ok) {
                 throw ImpossibleResult("compression kernel: impossible descriptor for page " +
                                        std::to_string(index));
             }
             CompressedPage& page = out.pages[index];
-            page.encoding = static_cast<PageEncoding>(d.code);
-            page.fill_word = d.code == kernels::PAGE_SAME_FILLED ? d.fill_word : 0;
+            page.encoding = d.encoding;
+            page.fill_word = d.encoding == PageEncoding::SameFilled ? d.fill_word : 0;
             page.offset = static_cast<std::uint32_t>(index * PAGE_SIZE);
             page.size = d.size;
             std::memcpy(out.payload.data() + page.offset, slot.host_out.data() + i * PAGE_SIZE,
@@ -256,8 +250,7 @@ struct GpuBatchCompressor::Impl {
                 for (std::size_t i = 0; i < slot.count; ++i) {
                     const CompressedPage& page = in.pages[slot.first + i];
                     slot.host_descriptors.data()[i] = kernels::PageDescriptor{
-                        page.fill_word, page.size, static_cast<std::uint8_t>(page.encoding),
-                        kernels::PAGE_OK, 0};
+                        page.fill_word, page.size, page.encoding, kernels::PAGE_OK, 0};
                     std::memcpy(slot.host_in.data() + i * PAGE_SIZE,
                                 in.payload.data() + page.offset, page.size);
                 }
@@ -329,15 +322,13 @@ std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchCon
         throw Error(EINVAL, "GPU ring_buffer_slots must be 1.." + std::to_string(MAX_SLOTS) +
                                 ", not " + std::to_string(config.ring_buffer_slots));
     }
-    if (config.algorithm != Algorithm::Lz4)
-        throw Error(EINVAL, "GPU backend: LZ4 only");
     if (!gpu_available())
         throw Error(ENODEV, "no usable CUDA device");
     GpuDeviceInfo device = GpuDeviceInfo::query(config.device_index);
     if (!device.is_supported()) {
         throw Error(ENODEV, device.name + ": compute capability " +
                                 std::to_string(device.compute_capability.first) + "." +
-                                std::to_string(device.compute_capability.second) + " is below 7.0");
+                                std::to_string(device.compute_capability.second) + " is below 9.0");
     }
     try {
         return std::unique_ptr<GpuBatchCompressor>(
@@ -371,9 +362,6 @@ void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, Ba
         impl_->cpu_compressor().compress(pages, out);
     }
     out.total_time_ns = ns_since(start);
-    out.cpu_estimate_ns =
-        static_cast<std::uint64_t>(active_cost_model().predict_ns(Backend::Simd, pages.size()));
-    impl_->stats.add(pages.size(), pages.size() * PAGE_SIZE, out.stored_bytes(), out.total_time_ns);
 }
 
 void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {
@@ -396,32 +384,6 @@ void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_
     }
 }
 
-BatchResult GpuBatchCompressor::compress_batch(std::span<const Page> pages) {
-    std::vector<const std::uint8_t*> pointers;
-    pointers.reserve(pages.size());
-    for (const Page& page : pages)
-        pointers.push_back(page.data());
-    BatchResult result;
-    compress(pointers, result);
-    return result;
-}
-
-std::vector<Page> GpuBatchCompressor::decompress_batch(const BatchResult& batch) {
-    std::vector<Page> pages(batch.pages.size());
-    std::vector<std::uint8_t*> pointers;
-    pointers.reserve(pages.size());
-    for (Page& page : pages)
-        pointers.push_back(page.data());
-    decompress(batch, pointers);
-    return pages;
-}
-
-const CompressorStats& GpuBatchCompressor::stats() const {
-    return impl_->stats;
-}
-const GpuBatchConfig& GpuBatchCompressor::config() const {
-    return impl_->config;
-}
 const GpuDeviceInfo& GpuBatchCompressor::device() const {
     return impl_->device;
 }

@@ -30,22 +30,10 @@ std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchCon
 }
 GpuBatchCompressor::GpuBatchCompressor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 GpuBatchCompressor::~GpuBatchCompressor() = default;
-BatchResult GpuBatchCompressor::compress_batch(std::span<const Page>) {
-    no_cuda();
-}
-std::vector<Page> GpuBatchCompressor::decompress_batch(const BatchResult&) {
-    no_cuda();
-}
 void GpuBatchCompressor::compress(std::span<const std::uint8_t* const>, BatchResult&) {
     no_cuda();
 }
 void GpuBatchCompressor::decompress(const BatchResult&, std::span<std::uint8_t* const>) {
-    no_cuda();
-}
-const CompressorStats& GpuBatchCompressor::stats() const {
-    no_cuda();
-}
-const GpuBatchConfig& GpuBatchCompressor::config() const {
     no_cuda();
 }
 const GpuDeviceInfo& GpuBatchCompressor::device() const {

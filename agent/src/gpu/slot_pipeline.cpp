@@ -3,12 +3,12 @@
 namespace ozram::gpu {
 
 Slot::Slot(std::size_t pages, bool pinned)
-    : host_in(pages * PAGE_BYTES, pinned),
-      host_out(pages * PAGE_BYTES, pinned),
+    : host_in(pages * PAGE_SIZE, pinned),
+      host_out(pages * PAGE_SIZE, pinned),
       host_descriptors(pages, pinned),
       host_sources(pages, pinned),
-      device_in(pages * PAGE_BYTES),
-      device_out(pages * PAGE_BYTES),
+      device_in(pages * PAGE_SIZE),
+      device_out(pages * PAGE_SIZE),
       device_descriptors(pages),
       device_sources(pages) {}
 

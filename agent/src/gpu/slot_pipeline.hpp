@@ -18,12 +18,11 @@
 #include <vector>
 
 #include "gpu/cuda_resources.hpp"
-#include "lz4_kernels.hpp"
-#include "page_gather.hpp"
+#include "gpu/kernels/lz4_kernels.hpp"
+#include "gpu/kernels/page_gather.hpp"
 
 namespace ozram::gpu {
 
-using kernels::PAGE_BYTES;
 using kernels::PageDescriptor;
 
 struct Slot {
@@ -98,7 +97,7 @@ class SlotPipeline {
   private:
     template <class Launch>
     void submit(Slot& slot, bool upload_descriptors, Launch& launch) {
-        const std::size_t bytes = slot.count * PAGE_BYTES;
+        const std::size_t bytes = slot.count * PAGE_SIZE;
         const std::size_t descriptor_bytes = slot.count * sizeof(PageDescriptor);
         cudaStream_t up = h2d_.get(), compute = compute_.get(), down = d2h_.get();
 

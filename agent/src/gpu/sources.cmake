@@ -1,10 +1,10 @@
 # The GPU backend.  With CUDA: the LZ4 page kernels (the objects of
 # kernels/lz4_kernels.cu), the slot pipeline and the device queries, linked
 # with the static CUDA runtime.  Without: a stub whose entry points report
-# ENODEV.  The sizing rules and the host-region lookup are shared by both,
-# so that their tests run in either build.
+# ENODEV.  The supported-device rule and the host-region lookup are shared by
+# both, so that their tests run in either build.
 target_sources(ozram_core PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/device_sizing.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_support.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_regions.cpp)
 if(OZRAM_HAVE_CUDA)
   target_sources(ozram_core PRIVATE

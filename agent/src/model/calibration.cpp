@@ -121,7 +121,7 @@ CostModel CostModel::calibrate(unsigned budget_ms) {
     CostModel model = defaults();
     const Corpus corpus(CPU_BATCH_SIZES.back());
     model.scalar = calibrate_cpu(Backend::Scalar, corpus, share);
-    model.simd = calibrate_cpu(Backend::Simd, corpus, share);
+    model.cpu = calibrate_cpu(Backend::Cpu, corpus, share);
     model.gpu = with_gpu ? calibrate_gpu(share) : std::nullopt;
     return model;
 }

@@ -32,8 +32,8 @@ std::optional<LinearCost> linear_cost(const CostModel& model, Backend backend) {
     switch (backend) {
         case Backend::Scalar:
             return model.scalar;
-        case Backend::Simd:
-            return model.simd;
+        case Backend::Cpu:
+            return model.cpu;
         case Backend::Gpu:
             if (!model.gpu) {
                 return std::nullopt;
@@ -90,18 +90,18 @@ std::optional<std::size_t> CostModel::crossover(Backend slower, Backend faster) 
 
 Backend CostModel::select(std::size_t pages, bool has_gpu) const {
     // Thresholds rather than a plain argmin keep the choice monotone in the
-    // batch size even for odd models (Scalar, then Simd, then Gpu, each from
+    // batch size even for odd models (Scalar, then Cpu, then Gpu, each from
     // the point where it wins for every larger batch).
     if (has_gpu && gpu) {
         const std::optional<std::size_t> over_scalar = crossover(Backend::Scalar, Backend::Gpu);
-        const std::optional<std::size_t> over_simd = crossover(Backend::Simd, Backend::Gpu);
-        if (over_scalar && over_simd && pages >= std::max(*over_scalar, *over_simd)) {
+        const std::optional<std::size_t> over_cpu = crossover(Backend::Cpu, Backend::Gpu);
+        if (over_scalar && over_cpu && pages >= std::max(*over_scalar, *over_cpu)) {
             return Backend::Gpu;
         }
     }
-    const std::optional<std::size_t> simd_from = crossover(Backend::Scalar, Backend::Simd);
-    if (simd_from && pages >= *simd_from) {
-        return Backend::Simd;
+    const std::optional<std::size_t> cpu_from = crossover(Backend::Scalar, Backend::Cpu);
+    if (cpu_from && pages >= *cpu_from) {
+        return Backend::Cpu;
     }
     return Backend::Scalar;
 }
@@ -115,17 +115,17 @@ CostModel CostModel::defaults() {
     const double cores = std::max(1u, std::thread::hardware_concurrency());
     CostModel model;
     model.scalar = LinearCost{.fixed_ns = 200, .per_page_ns = SCALAR_PER_PAGE_NS};
-    model.simd = LinearCost{.fixed_ns = 30'000,
-                            .per_page_ns = SCALAR_PER_PAGE_NS / std::max(1.0, 0.75 * cores)};
+    model.cpu = LinearCost{.fixed_ns = 30'000,
+                           .per_page_ns = SCALAR_PER_PAGE_NS / std::max(1.0, 0.75 * cores)};
     model.gpu = std::nullopt;
     return model;
 }
 
 namespace {
 
-// Installed models are kept for the life of the process so that a reference
-// returned by active_cost_model() never dangles; a process installs one a
-// handful of times (start-up, configuration reload).
+// Installed models are kept for the life of the process so that a model a
+// concurrent select_backend() is reading never goes away; a process installs
+// one a handful of times (start-up, configuration reload).
 struct ActiveModel {
     std::mutex mutex;
     std::forward_list<CostModel> installed;
@@ -142,11 +142,11 @@ ActiveModel& active() {
     return instance;
 }
 
-}  // namespace
-
 const CostModel& active_cost_model() {
     return *active().current.load(std::memory_order_acquire);
 }
+
+}  // namespace
 
 void set_active_cost_model(const CostModel& model) {
     ActiveModel& state = active();
@@ -157,17 +157,6 @@ void set_active_cost_model(const CostModel& model) {
 
 Backend select_backend(std::size_t batch_pages, bool has_gpu) {
     return active_cost_model().select(batch_pages, has_gpu);
-}
-
-bool meets_pcie_rule(std::size_t pages, double pcie_gbps, double gpu_gbps) {
-    if (pages == 0) {
-        return false;
-    }
-    const CostModel& model = active_cost_model();
-    const GpuCost gpu{.fixed_ns = model.gpu ? model.gpu->fixed_ns : DEFAULT_GPU_FIXED_NS,
-                      .pcie_gbps = pcie_gbps,
-                      .kernel_gbps = gpu_gbps};
-    return gpu.predict_ns(pages) < model.simd.predict_ns(pages);
 }
 
 }  // namespace ozram

@@ -14,15 +14,7 @@
 namespace ozram {
 namespace {
 
-enum class Field {
-    ScalarFixed,
-    ScalarPerPage,
-    SimdFixed,
-    SimdPerPage,
-    GpuFixed,
-    GpuPcie,
-    GpuKernel
-};
+enum class Field { ScalarFixed, ScalarPerPage, CpuFixed, CpuPerPage, GpuFixed, GpuPcie, GpuKernel };
 
 struct Key {
     std::string_view name;
@@ -33,8 +25,8 @@ struct Key {
 constexpr std::array<Key, 7> KEYS{{
     {"scalar.fixed_ns", Field::ScalarFixed, false},
     {"scalar.per_page_ns", Field::ScalarPerPage, false},
-    {"simd.fixed_ns", Field::SimdFixed, false},
-    {"simd.per_page_ns", Field::SimdPerPage, false},
+    {"cpu.fixed_ns", Field::CpuFixed, false},
+    {"cpu.per_page_ns", Field::CpuPerPage, false},
     {"gpu.fixed_ns", Field::GpuFixed, false},
     {"gpu.pcie_gbps", Field::GpuPcie, true},
     {"gpu.kernel_gbps", Field::GpuKernel, true},
@@ -69,8 +61,8 @@ std::string CostModel::serialize() const {
     out << "# ozram cost model: time(n pages) = fixed_ns + n * per_page_ns\n";
     out << "scalar.fixed_ns = " << format_number(scalar.fixed_ns) << '\n';
     out << "scalar.per_page_ns = " << format_number(scalar.per_page_ns) << '\n';
-    out << "simd.fixed_ns = " << format_number(simd.fixed_ns) << '\n';
-    out << "simd.per_page_ns = " << format_number(simd.per_page_ns) << '\n';
+    out << "cpu.fixed_ns = " << format_number(cpu.fixed_ns) << '\n';
+    out << "cpu.per_page_ns = " << format_number(cpu.per_page_ns) << '\n';
     if (gpu) {
         out << "# gpu: time(n) = fixed_ns + n * 4096 / min(pcie_gbps, kernel_gbps)\n";
         out << "gpu.fixed_ns = " << format_number(gpu->fixed_ns) << '\n';
@@ -136,11 +128,11 @@ CostModel CostModel::parse(const std::string& text) {
             case Field::ScalarPerPage:
                 model.scalar.per_page_ns = value;
                 break;
-            case Field::SimdFixed:
-                model.simd.fixed_ns = value;
+            case Field::CpuFixed:
+                model.cpu.fixed_ns = value;
                 break;
-            case Field::SimdPerPage:
-                model.simd.per_page_ns = value;
+            case Field::CpuPerPage:
+                model.cpu.per_page_ns = value;
                 break;
             case Field::GpuFixed:
                 gpu.fixed_ns = value;

@@ -85,6 +85,15 @@ void KernelRing::notify_completions() {
     }
 }
 
+void KernelRing::declare_algorithms(std::uint32_t mask) {
+    if ((view_.header.features & OZRAM_RING_FEAT_ALGORITHMS) == 0) {
+        return;
+    }
+    if (::ioctl(fd_, OZRAM_RING_IOC_SET_ALGORITHMS, &mask) < 0) {
+        fail("OZRAM_RING_IOC_SET_ALGORITHMS on " + path_);
+    }
+}
+
 void KernelRing::detach() {
     if (fd_ < 0) {
         return;

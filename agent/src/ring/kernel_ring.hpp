@@ -22,6 +22,7 @@ class KernelRing final : public RingTransport {
     [[nodiscard]] const RingView& view() const override { return view_; }
     Wake wait_for_work(std::chrono::microseconds timeout) override;
     void notify_completions() override;
+    void declare_algorithms(std::uint32_t mask) override;
     void detach() override;
     [[nodiscard]] std::string describe() const override { return path_; }
 

@@ -13,12 +13,14 @@ RingProducer::RingProducer(const RingView& view)
       free_stack_(view.header.slots),
       generations_(view.header.slots),
       states_(view.header.slots),
+      algorithms_(view.header.slots),
       posted_(view.header.slots),
       slots_(std::make_unique<ozram_ring_slots>()),
       cookies_(view.header.slots, 0) {
     slots_->free_stack = free_stack_.data();
     slots_->generations = generations_.data();
     slots_->states = states_.data();
+    slots_->algorithms = algorithms_.data();
     slots_->posted = posted_.data();
     ozram_ring_slots_init(slots_.get(), view.header.slots, view.header.huge_threshold);
 }
@@ -31,16 +33,17 @@ bool RingProducer::can_stage() const {
 }
 
 std::uint32_t RingProducer::stage(const std::uint8_t* page, std::uint32_t device_id,
-                                  std::uint64_t cookie) {
+                                  std::uint64_t cookie, ozram_ring_algorithm algorithm) {
     std::uint32_t slot = 0;
     std::uint32_t generation = 0;
     // No clock: the userspace producer takes slots back only all at once.
-    if (!ozram_ring_slots_get(slots_.get(), 0, &slot, &generation)) {
+    if (!ozram_ring_slots_get(slots_.get(), 0, static_cast<std::uint8_t>(algorithm), &slot,
+                              &generation)) {
         throw Error(EBUSY, "stage() without a free slot: check can_stage() first");
     }
     cookies_[slot] = cookie;
     std::memcpy(view_.staging_slot(slot), page, OZRAM_RING_PAGE_SIZE);
-    const ozram_ring_sqe sqe{slot, generation, device_id, 0};
+    const ozram_ring_sqe sqe{slot, generation, device_id, static_cast<std::uint32_t>(algorithm)};
     std::memcpy(&view_.sq[sq_tail_ & (view_.header.sq_entries - 1)], &sqe, sizeof(sqe));
     ++sq_tail_;
     return slot;

@@ -28,7 +28,8 @@ class RingProducer {
     // Copies a page into a free staging slot and writes its SQ entry, not yet
     // visible to the agent (see publish()).  `cookie` comes back with its
     // completion.  Returns the slot.
-    std::uint32_t stage(const std::uint8_t* page, std::uint32_t device_id, std::uint64_t cookie);
+    std::uint32_t stage(const std::uint8_t* page, std::uint32_t device_id, std::uint64_t cookie,
+                        ozram_ring_algorithm algorithm = OZRAM_RING_ALG_LZ4);
     // Makes the staged entries visible (store-release of sq_tail).
     void publish();
 
@@ -68,6 +69,7 @@ class RingProducer {
     std::vector<std::uint32_t> free_stack_;
     std::vector<std::uint32_t> generations_;
     std::vector<std::uint8_t> states_;
+    std::vector<std::uint8_t> algorithms_;
     std::vector<unsigned long> posted_;
     std::unique_ptr<ozram_ring_slots> slots_;
     std::vector<std::uint64_t> cookies_;

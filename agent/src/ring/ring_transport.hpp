@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "ring_view.hpp"
@@ -25,6 +26,10 @@ class RingTransport {
     virtual Wake wait_for_work(std::chrono::microseconds timeout) = 0;
     // Rings the producer's doorbell after AgentQueues::publish().
     virtual void notify_completions() = 0;
+    // Tells a producer that offers OZRAM_RING_FEAT_ALGORITHMS which formats
+    // (bit 1 << OZRAM_RING_ALG_*) the agent compresses.  Nothing by default:
+    // such a producer then submits LZ4 pages only.
+    virtual void declare_algorithms(std::uint32_t /*mask*/) {}
     // Tells the producer the agent leaves and unmaps the ring.  Idempotent.
     virtual void detach() = 0;
     // For log messages: what this transport is attached to.

@@ -12,7 +12,7 @@ namespace {
 CostModel awkward_model() {
     CostModel model;
     model.scalar = {.fixed_ns = 123.456, .per_page_ns = 1.0 / 3.0};
-    model.simd = {.fixed_ns = 0, .per_page_ns = 987654321.125};
+    model.cpu = {.fixed_ns = 0, .per_page_ns = 987654321.125};
     model.gpu = GpuCost{.fixed_ns = 4.5e4, .pcie_gbps = 25.123456789, .kernel_gbps = 1e-3};
     return model;
 }
@@ -20,8 +20,8 @@ CostModel awkward_model() {
 void expect_same(const CostModel& a, const CostModel& b) {
     EXPECT_EQ(a.scalar.fixed_ns, b.scalar.fixed_ns);
     EXPECT_EQ(a.scalar.per_page_ns, b.scalar.per_page_ns);
-    EXPECT_EQ(a.simd.fixed_ns, b.simd.fixed_ns);
-    EXPECT_EQ(a.simd.per_page_ns, b.simd.per_page_ns);
+    EXPECT_EQ(a.cpu.fixed_ns, b.cpu.fixed_ns);
+    EXPECT_EQ(a.cpu.per_page_ns, b.cpu.per_page_ns);
     ASSERT_EQ(a.gpu.has_value(), b.gpu.has_value());
     if (a.gpu) {
         EXPECT_EQ(a.gpu->fixed_ns, b.gpu->fixed_ns);
@@ -46,21 +46,21 @@ TEST(CostModelText, RoundTripWithoutGpu) {
 TEST(CostModelText, FormatIsKeyEqualsValue) {
     CostModel model;
     model.scalar = {.fixed_ns = 1234.5, .per_page_ns = 2000};
-    model.simd = {.fixed_ns = 30000, .per_page_ns = 250.25};
+    model.cpu = {.fixed_ns = 30000, .per_page_ns = 250.25};
     const std::string text = model.serialize();
     EXPECT_NE(text.find("scalar.fixed_ns = 1234.5\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("simd.per_page_ns = 250.25\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("cpu.per_page_ns = 250.25\n"), std::string::npos) << text;
 }
 
 TEST(CostModelText, MissingKeysKeepDefaultsAndLastValueWins) {
     const CostModel parsed = CostModel::parse(
         "# a comment\n"
         "\n"
-        "   simd.fixed_ns=5   \n"
-        "simd.fixed_ns = 7  # an override appended later\r\n");
+        "   cpu.fixed_ns=5   \n"
+        "cpu.fixed_ns = 7  # an override appended later\r\n");
     const CostModel defaults = CostModel::defaults();
-    EXPECT_EQ(parsed.simd.fixed_ns, 7);
-    EXPECT_EQ(parsed.simd.per_page_ns, defaults.simd.per_page_ns);
+    EXPECT_EQ(parsed.cpu.fixed_ns, 7);
+    EXPECT_EQ(parsed.cpu.per_page_ns, defaults.cpu.per_page_ns);
     EXPECT_EQ(parsed.scalar.fixed_ns, defaults.scalar.fixed_ns);
     EXPECT_FALSE(parsed.gpu.has_value());
 }
@@ -78,7 +78,7 @@ TEST(CostModelText, EmptyTextIsTheDefaults) {
     const CostModel parsed = CostModel::parse("");
     const CostModel defaults = CostModel::defaults();
     EXPECT_EQ(parsed.scalar.per_page_ns, defaults.scalar.per_page_ns);
-    EXPECT_EQ(parsed.simd.fixed_ns, defaults.simd.fixed_ns);
+    EXPECT_EQ(parsed.cpu.fixed_ns, defaults.cpu.fixed_ns);
 }
 
 TEST(CostModelText, JunkIsRejectedNamingTheLine) {
@@ -93,12 +93,12 @@ TEST(CostModelText, JunkIsRejectedNamingTheLine) {
         "scalar.fixed_ns = +5",      // from_chars takes no '+'
         "scalar.fixed_ns = -1",      // negative time
         "scalar.per_page_ns = inf",  // not finite
-        "simd.per_page_ns = nan",    // not a number either
+        "cpu.per_page_ns = nan",     // not a number either
         "gpu.pcie_gbps = 0",         // a rate must be positive
         "SCALAR.FIXED_NS = 5",       // keys are case-sensitive
     };
     for (const char* line : junk) {
-        const std::string text = "# cached model\nsimd.fixed_ns = 1\n" + std::string(line) + "\n";
+        const std::string text = "# cached model\ncpu.fixed_ns = 1\n" + std::string(line) + "\n";
         try {
             (void)CostModel::parse(text);
             ADD_FAILURE() << "accepted: " << line;

@@ -16,7 +16,7 @@
 namespace ozram {
 namespace {
 
-constexpr Backend CPU_BACKENDS[] = {Backend::Scalar, Backend::Simd};
+constexpr Backend CPU_BACKENDS[] = {Backend::Scalar, Backend::Cpu};
 constexpr std::uint8_t GUARD = 0xc3;
 constexpr std::size_t GUARD_BYTES = 64;
 

@@ -30,9 +30,9 @@ class CpuRoundTrip : public testing::TestWithParam<Variant> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, CpuRoundTrip,
-                         testing::Values(Variant{Backend::Scalar, 0}, Variant{Backend::Simd, 0},
-                                         Variant{Backend::Simd, 1}, Variant{Backend::Simd, 2},
-                                         Variant{Backend::Simd, 7}),
+                         testing::Values(Variant{Backend::Scalar, 0}, Variant{Backend::Cpu, 0},
+                                         Variant{Backend::Cpu, 1}, Variant{Backend::Cpu, 2},
+                                         Variant{Backend::Cpu, 7}),
                          variant_name);
 
 TEST_P(CpuRoundTrip, ReportsItsBackend) {

@@ -69,7 +69,7 @@ TEST_P(NoAllocation, SteadyStateCompressAndDecompress) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackends, NoAllocation,
-                         ::testing::Values(Backend::Scalar, Backend::Simd),
+                         ::testing::Values(Backend::Scalar, Backend::Cpu),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 }  // namespace

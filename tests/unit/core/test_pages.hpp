@@ -32,7 +32,7 @@ struct EncodingCounts {
 
 // Checks `result` against the original pages without the library's decoder:
 // every LZ4 page goes through liblz4's LZ4_decompress_safe here, must decode
-// to exactly PAGE_SIZE bytes equal to the original and take fewer than
+// to exactly PAGE_SIZE bytes equal to the original and take at most
 // huge_threshold bytes; raw pages must be byte-equal copies; same-filled pages
 // must equal their word repeated.  Reports failures through GoogleTest.
 EncodingCounts expect_faithful(const BatchResult& result, std::span<const Page> originals,

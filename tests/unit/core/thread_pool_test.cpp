@@ -1,4 +1,4 @@
-// The pool under the Simd backend: coverage, slots, errors, wake-ups.
+// The pool under the Cpu backend: coverage, slots, errors, wake-ups.
 #include "cpu/thread_pool.hpp"
 
 #include <gtest/gtest.h>

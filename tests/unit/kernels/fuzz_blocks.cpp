@@ -11,10 +11,10 @@ namespace ozram::testing {
 std::vector<std::vector<std::uint8_t>> seed_blocks() {
     std::vector<std::vector<std::uint8_t>> blocks;
     for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-        for (const TestPage& page :
+        for (const Page& page :
              {text_page(seed), mixed_page(seed), periodic_page(seed * 3, seed)}) {
             // Ours and liblz4's, whose parses differ.
-            blocks.push_back(compress_on_host(page, kernels::PAGE_BYTES).bytes);
+            blocks.push_back(compress_on_host(page, PAGE_SIZE).bytes);
             std::vector<std::uint8_t> theirs(LZ4_compressBound(page.size()));
             const int n = LZ4_compress_default(
                 reinterpret_cast<const char*>(page.data()), reinterpret_cast<char*>(theirs.data()),
@@ -69,7 +69,7 @@ std::vector<std::uint8_t> mutate(std::vector<std::uint8_t> block, std::mt19937_6
                 block.push_back(static_cast<std::uint8_t>(rng()));
             break;
         case 4:  // entirely random bytes of a random length
-            block.resize(1 + pick(kernels::PAGE_BYTES));
+            block.resize(1 + pick(PAGE_SIZE));
             for (auto& b : block)
                 b = static_cast<std::uint8_t>(rng());
             break;
@@ -80,8 +80,8 @@ std::vector<std::uint8_t> mutate(std::vector<std::uint8_t> block, std::mt19937_6
             break;
         }
     }
-    if (block.size() > kernels::PAGE_BYTES)
-        block.resize(kernels::PAGE_BYTES);
+    if (block.size() > PAGE_SIZE)
+        block.resize(PAGE_SIZE);
     return block;
 }
 

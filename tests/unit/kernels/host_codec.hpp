@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "lz4_compress.cuh"
-#include "lz4_decompress.cuh"
+#include "gpu/kernels/lz4_compress.cuh"
+#include "gpu/kernels/lz4_decompress.cuh"
 #include "test_pages.hpp"
 
 namespace ozram::testing {
@@ -19,11 +19,11 @@ struct HostCompressed {
     std::vector<std::uint8_t> bytes;  // descriptor.size bytes of the slot
 };
 
-inline HostCompressed compress_on_host(const TestPage& page, std::uint32_t huge_threshold,
+inline HostCompressed compress_on_host(const Page& page, std::uint32_t huge_threshold,
                                        kernels::LaneOrder order = kernels::LaneOrder::Ascending) {
     auto scratch = std::make_unique<kernels::CompressScratch>();
-    std::vector<std::uint8_t> slot(kernels::PAGE_BYTES, 0xa5);
-    kernels::PageDescriptor descriptor{0xbad, 0xbad, 0xff, 0xff, 0};
+    std::vector<std::uint8_t> slot(PAGE_SIZE, 0xa5);
+    kernels::PageDescriptor descriptor{0xbad, 0xbad, static_cast<PageEncoding>(0xff), 0xff, 0};
     kernels::compress_page(kernels::Warp{order}, *scratch, page.data(), slot.data(), descriptor,
                            huge_threshold);
     slot.resize(descriptor.size <= slot.size() ? descriptor.size : slot.size());
@@ -32,7 +32,7 @@ inline HostCompressed compress_on_host(const TestPage& page, std::uint32_t huge_
 
 // Decompresses `in` (exactly the bytes the descriptor claims) into `out`.
 inline kernels::PageStatus decompress_on_host(
-    std::span<const std::uint8_t> in, kernels::PageDescriptor descriptor, TestPage& out,
+    std::span<const std::uint8_t> in, kernels::PageDescriptor descriptor, Page& out,
     kernels::LaneOrder order = kernels::LaneOrder::Ascending) {
     auto scratch = std::make_unique<kernels::DecompressScratch>();
     // An exact-size heap copy: reading past in.size() is a sanitizer error.
@@ -44,8 +44,8 @@ inline kernels::PageStatus decompress_on_host(
     return static_cast<kernels::PageStatus>(descriptor.status);
 }
 
-inline kernels::PageStatus decompress_lz4_on_host(std::span<const std::uint8_t> in, TestPage& out) {
-    return decompress_on_host(in, {0, 0, kernels::PAGE_LZ4, 0, 0}, out);
+inline kernels::PageStatus decompress_lz4_on_host(std::span<const std::uint8_t> in, Page& out) {
+    return decompress_on_host(in, {0, 0, PageEncoding::Lz4, 0, 0}, out);
 }
 
 }  // namespace ozram::testing

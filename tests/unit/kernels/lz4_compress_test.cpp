@@ -8,14 +8,15 @@
 #include <map>
 
 #include "host_codec.hpp"
+#include "ozram/backend.hpp"
 
 namespace ozram::testing {
 namespace {
 
-constexpr std::uint32_t DEFAULT_THRESHOLD = 3072;
+constexpr std::uint32_t DEFAULT_THRESHOLD = DEFAULT_HUGE_THRESHOLD;
 constexpr std::size_t REAL_PAGES = 400;
 
-bool reference_same_filled(const TestPage& page, std::uint64_t& word) {
+bool reference_same_filled(const Page& page, std::uint64_t& word) {
     std::memcpy(&word, page.data(), 8);
     for (std::size_t i = 8; i < page.size(); i += 8) {
         std::uint64_t w;
@@ -26,7 +27,7 @@ bool reference_same_filled(const TestPage& page, std::uint64_t& word) {
     return true;
 }
 
-int liblz4_size(const TestPage& page) {
+int liblz4_size(const Page& page) {
     std::vector<char> out(LZ4_compressBound(page.size()));
     return LZ4_compress_default(reinterpret_cast<const char*>(page.data()), out.data(),
                                 static_cast<int>(page.size()), static_cast<int>(out.size()));
@@ -54,28 +55,28 @@ TEST(KernelCompress, EveryPageDecodesWithLiblz4AndIsFlaggedRight) {
         ASSERT_EQ(result.descriptor.status, kernels::PAGE_OK);
         std::uint64_t word = 0;
         if (reference_same_filled(page, word)) {
-            EXPECT_EQ(result.descriptor.code, kernels::PAGE_SAME_FILLED);
+            EXPECT_EQ(result.descriptor.encoding, PageEncoding::SameFilled);
             EXPECT_EQ(result.descriptor.fill_word, word);
             EXPECT_EQ(result.descriptor.size, 0u);
             continue;
         }
-        if (result.descriptor.code == kernels::PAGE_RAW) {
-            EXPECT_EQ(result.descriptor.size, kernels::PAGE_BYTES);
+        if (result.descriptor.encoding == PageEncoding::Raw) {
+            EXPECT_EQ(result.descriptor.size, PAGE_SIZE);
             EXPECT_EQ(0, std::memcmp(result.bytes.data(), page.data(), page.size()));
             // Raw only when liblz4 does not do (much) better either.
             EXPECT_GE(liblz4_size(page), static_cast<int>(DEFAULT_THRESHOLD * 0.98));
             continue;
         }
-        ASSERT_EQ(result.descriptor.code, kernels::PAGE_LZ4);
+        ASSERT_EQ(result.descriptor.encoding, PageEncoding::Lz4);
         ++lz4_pages;
         EXPECT_GT(result.descriptor.size, 0u);
-        EXPECT_LT(result.descriptor.size, DEFAULT_THRESHOLD);
-        TestPage decoded{};
+        EXPECT_LE(result.descriptor.size, DEFAULT_THRESHOLD);
+        Page decoded{};
         const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(result.bytes.data()),
                                           reinterpret_cast<char*>(decoded.data()),
                                           static_cast<int>(result.bytes.size()),
                                           static_cast<int>(decoded.size()));
-        ASSERT_EQ(n, static_cast<int>(kernels::PAGE_BYTES));
+        ASSERT_EQ(n, static_cast<int>(PAGE_SIZE));
         ASSERT_EQ(decoded, page);
     }
     EXPECT_GT(lz4_pages, 200u);
@@ -88,7 +89,7 @@ TEST(KernelCompress, OutputDoesNotDependOnLaneOrder) {
         SCOPED_TRACE(kind);
         const auto up = compress_on_host(page, DEFAULT_THRESHOLD, kernels::LaneOrder::Ascending);
         const auto down = compress_on_host(page, DEFAULT_THRESHOLD, kernels::LaneOrder::Descending);
-        ASSERT_EQ(up.descriptor.code, down.descriptor.code);
+        ASSERT_EQ(up.descriptor.encoding, down.descriptor.encoding);
         ASSERT_EQ(up.descriptor.size, down.descriptor.size);
         ASSERT_EQ(up.bytes, down.bytes);
     }
@@ -99,24 +100,24 @@ TEST(KernelCompress, OutputDoesNotDependOnLaneOrder) {
 TEST(KernelCompress, PatchworkPagesDecodeWithLiblz4) {
     for (std::uint64_t seed = 1; seed <= 1500; ++seed) {
         SCOPED_TRACE(seed);
-        const TestPage page = patchwork_page(seed);
-        for (std::uint32_t threshold : {DEFAULT_THRESHOLD, kernels::PAGE_BYTES + 1}) {
+        const Page page = patchwork_page(seed);
+        for (const std::uint32_t threshold : {DEFAULT_THRESHOLD, std::uint32_t{PAGE_SIZE}}) {
             const auto result = compress_on_host(page, threshold);
-            if (result.descriptor.code == kernels::PAGE_SAME_FILLED)
+            if (result.descriptor.encoding == PageEncoding::SameFilled)
                 continue;
-            if (result.descriptor.code != kernels::PAGE_LZ4) {
-                ASSERT_EQ(result.descriptor.code, kernels::PAGE_RAW);
+            if (result.descriptor.encoding != PageEncoding::Lz4) {
+                ASSERT_EQ(result.descriptor.encoding, PageEncoding::Raw);
                 ASSERT_GE(liblz4_size(page), static_cast<int>(threshold * 0.98));
                 continue;
             }
-            TestPage decoded{};
+            Page decoded{};
             ASSERT_EQ(LZ4_decompress_safe(reinterpret_cast<const char*>(result.bytes.data()),
                                           reinterpret_cast<char*>(decoded.data()),
                                           static_cast<int>(result.bytes.size()),
                                           static_cast<int>(decoded.size())),
-                      static_cast<int>(kernels::PAGE_BYTES));
+                      static_cast<int>(PAGE_SIZE));
             ASSERT_EQ(decoded, page);
-            TestPage ours{};
+            Page ours{};
             ASSERT_EQ(decompress_on_host(result.bytes, result.descriptor, ours), kernels::PAGE_OK);
             ASSERT_EQ(ours, page);
         }
@@ -126,26 +127,28 @@ TEST(KernelCompress, PatchworkPagesDecodeWithLiblz4) {
 TEST(KernelCompress, RandomPagesAreRaw) {
     for (std::uint64_t seed = 100; seed < 110; ++seed) {
         const auto result = compress_on_host(random_page(seed), DEFAULT_THRESHOLD);
-        EXPECT_EQ(result.descriptor.code, kernels::PAGE_RAW);
+        EXPECT_EQ(result.descriptor.encoding, PageEncoding::Raw);
     }
 }
 
 TEST(KernelCompress, ZeroAndSameFilledPagesCarryTheirWord) {
-    EXPECT_EQ(compress_on_host(zero_page(), DEFAULT_THRESHOLD).descriptor.code,
-              kernels::PAGE_SAME_FILLED);
+    EXPECT_EQ(compress_on_host(zero_page(), DEFAULT_THRESHOLD).descriptor.encoding,
+              PageEncoding::SameFilled);
     const auto result = compress_on_host(same_filled_page(0x1122334455667788ull), 0);
-    EXPECT_EQ(result.descriptor.code, kernels::PAGE_SAME_FILLED);
+    EXPECT_EQ(result.descriptor.encoding, PageEncoding::SameFilled);
     EXPECT_EQ(result.descriptor.fill_word, 0x1122334455667788ull);
 }
 
 TEST(KernelCompress, HugeThresholdDecidesRaw) {
-    const TestPage page = text_page(7);
-    const auto full = compress_on_host(page, kernels::PAGE_BYTES + 1);
-    ASSERT_EQ(full.descriptor.code, kernels::PAGE_LZ4);
-    // Exactly at the compressed size: raw (size >= threshold); one above: LZ4.
-    EXPECT_EQ(compress_on_host(page, full.descriptor.size).descriptor.code, kernels::PAGE_RAW);
-    EXPECT_EQ(compress_on_host(page, full.descriptor.size + 1).descriptor.code, kernels::PAGE_LZ4);
-    EXPECT_EQ(compress_on_host(page, 0).descriptor.code, kernels::PAGE_RAW);
+    const Page page = text_page(7);
+    const auto full = compress_on_host(page, PAGE_SIZE);
+    ASSERT_EQ(full.descriptor.encoding, PageEncoding::Lz4);
+    // The threshold is the largest block kept: exactly at the compressed size,
+    // LZ4; one below, raw.
+    EXPECT_EQ(compress_on_host(page, full.descriptor.size).descriptor.encoding, PageEncoding::Lz4);
+    EXPECT_EQ(compress_on_host(page, full.descriptor.size - 1).descriptor.encoding,
+              PageEncoding::Raw);
+    EXPECT_EQ(compress_on_host(page, 0).descriptor.encoding, PageEncoding::Raw);
 }
 
 // Aggregate compressed size against LZ4_compress_default (acceleration 1) on
@@ -159,9 +162,9 @@ void expect_ratio_close_to_liblz4(const char* kind) {
         std::uint64_t word;
         if (reference_same_filled(page.bytes, word))
             continue;
-        const auto result = compress_on_host(page.bytes, kernels::PAGE_BYTES + 1);
+        const auto result = compress_on_host(page.bytes, PAGE_SIZE);
         ours += result.descriptor.size;
-        theirs += std::min<std::uint64_t>(liblz4_size(page.bytes), kernels::PAGE_BYTES);
+        theirs += std::min<std::uint64_t>(liblz4_size(page.bytes), PAGE_SIZE);
         ++pages;
     }
     ASSERT_GT(pages, 0u);

@@ -8,7 +8,7 @@
 namespace ozram::testing {
 namespace {
 
-std::vector<std::uint8_t> liblz4_block(const TestPage& page) {
+std::vector<std::uint8_t> liblz4_block(const Page& page) {
     std::vector<std::uint8_t> out(LZ4_compressBound(page.size()));
     const int n = LZ4_compress_default(reinterpret_cast<const char*>(page.data()),
                                        reinterpret_cast<char*>(out.data()),
@@ -23,9 +23,9 @@ TEST(KernelDecompress, RestoresLiblz4Blocks) {
         SCOPED_TRACE(kind);
         const auto block = liblz4_block(page);
         ASSERT_FALSE(block.empty());
-        if (block.size() > kernels::PAGE_BYTES)
+        if (block.size() > PAGE_SIZE)
             continue;  // would be stored raw
-        TestPage out{};
+        Page out{};
         ASSERT_EQ(decompress_lz4_on_host(block, out), kernels::PAGE_OK);
         ASSERT_EQ(out, page);
         ++decoded_pages;
@@ -36,8 +36,8 @@ TEST(KernelDecompress, RestoresLiblz4Blocks) {
 TEST(KernelDecompress, RestoresEveryCompressedPage) {
     for (const auto& [kind, page] : page_corpus(300)) {
         SCOPED_TRACE(kind);
-        const auto compressed = compress_on_host(page, kernels::PAGE_BYTES);
-        TestPage out{};
+        const auto compressed = compress_on_host(page, PAGE_SIZE);
+        Page out{};
         out.fill(0x5a);
         ASSERT_EQ(decompress_on_host(compressed.bytes, compressed.descriptor, out),
                   kernels::PAGE_OK);
@@ -46,29 +46,29 @@ TEST(KernelDecompress, RestoresEveryCompressedPage) {
 }
 
 TEST(KernelDecompress, RejectsImpossibleDescriptors) {
-    const TestPage page = text_page(3);
-    const auto compressed = compress_on_host(page, kernels::PAGE_BYTES);
-    ASSERT_EQ(compressed.descriptor.code, kernels::PAGE_LZ4);
-    TestPage out{};
+    const Page page = text_page(3);
+    const auto compressed = compress_on_host(page, PAGE_SIZE);
+    ASSERT_EQ(compressed.descriptor.encoding, PageEncoding::Lz4);
+    Page out{};
     kernels::PageDescriptor unknown = compressed.descriptor;
-    unknown.code = 7;
+    unknown.encoding = static_cast<PageEncoding>(7);
     EXPECT_EQ(decompress_on_host(compressed.bytes, unknown, out), kernels::PAGE_BAD_DESCRIPTOR);
     EXPECT_EQ(decompress_on_host({}, compressed.descriptor, out), kernels::PAGE_BAD_DESCRIPTOR);
-    kernels::PageDescriptor raw{0, 0, kernels::PAGE_RAW, 0, 0};
+    kernels::PageDescriptor raw{0, 0, PageEncoding::Raw, 0, 0};
     EXPECT_EQ(decompress_on_host(compressed.bytes, raw, out), kernels::PAGE_BAD_DESCRIPTOR);
     std::vector<std::uint8_t> one_byte(1);
-    kernels::PageDescriptor same{42, 0, kernels::PAGE_SAME_FILLED, 0, 0};
+    kernels::PageDescriptor same{42, 0, PageEncoding::SameFilled, 0, 0};
     EXPECT_EQ(decompress_on_host(one_byte, same, out), kernels::PAGE_BAD_DESCRIPTOR);
-    std::vector<std::uint8_t> too_long(kernels::PAGE_BYTES + 1);
+    std::vector<std::uint8_t> too_long(PAGE_SIZE + 1);
     EXPECT_EQ(decompress_lz4_on_host(too_long, out), kernels::PAGE_BAD_DESCRIPTOR);
 }
 
 TEST(KernelDecompress, RestoresRawAndSameFilledPages) {
-    const TestPage page = random_page(9);
-    TestPage out{};
-    EXPECT_EQ(decompress_on_host(page, {0, 0, kernels::PAGE_RAW, 0, 0}, out), kernels::PAGE_OK);
+    const Page page = random_page(9);
+    Page out{};
+    EXPECT_EQ(decompress_on_host(page, {0, 0, PageEncoding::Raw, 0, 0}, out), kernels::PAGE_OK);
     EXPECT_EQ(out, page);
-    EXPECT_EQ(decompress_on_host({}, {0xabababababababab, 0, kernels::PAGE_SAME_FILLED, 0, 0}, out),
+    EXPECT_EQ(decompress_on_host({}, {0xabababababababab, 0, PageEncoding::SameFilled, 0, 0}, out),
               kernels::PAGE_OK);
     EXPECT_EQ(out, same_filled_page(0xabababababababab));
 }
@@ -83,7 +83,7 @@ TEST(KernelDecompress, RejectsOffsetZeroAndOffsetsBeforeThePage) {
         block.push_back(static_cast<std::uint8_t>(offset));
         block.push_back(static_cast<std::uint8_t>(offset >> 8));
         // match length 4 + 15 + 255*15 + 150 = 4094 - 16 - 5 = 4075? keep it exact below
-        std::uint32_t rest = 4096 - 16 - 5 - 4 - 15;
+        std::uint32_t rest = PAGE_SIZE - 16 - 5 - 4 - 15;
         while (rest >= 255) {
             block.push_back(255);
             rest -= 255;
@@ -94,7 +94,7 @@ TEST(KernelDecompress, RejectsOffsetZeroAndOffsetsBeforeThePage) {
             block.push_back('z');
         return block;
     };
-    TestPage out{};
+    Page out{};
     EXPECT_EQ(decompress_lz4_on_host(block_with_offset(1), out), kernels::PAGE_OK);
     EXPECT_EQ(out[4000], 'p');
     EXPECT_EQ(decompress_lz4_on_host(block_with_offset(16), out), kernels::PAGE_OK);

@@ -23,25 +23,25 @@ TEST(KernelDecompressFuzz, MalformedBlocksFailCleanlyOrMatchLiblz4) {
         const auto block = mutate(seeds[rng() % seeds.size()], rng);
         SCOPED_TRACE(iteration);
 
-        TestPage ours;
+        Page ours;
         ours.fill(0xee);
         const auto status = decompress_lz4_on_host(block, ours);
-        TestPage reversed;
+        Page reversed;
         reversed.fill(0xee);
-        ASSERT_EQ(decompress_on_host(block, {0, 0, kernels::PAGE_LZ4, 0, 0}, reversed,
+        ASSERT_EQ(decompress_on_host(block, {0, 0, PageEncoding::Lz4, 0, 0}, reversed,
                                      kernels::LaneOrder::Descending),
                   status);
         ASSERT_EQ(reversed, ours) << "the result depends on the order of the lanes";
 
         // liblz4 on an exact-size copy, too.
         std::vector<char> input(block.begin(), block.end());
-        TestPage theirs{};
+        Page theirs{};
         const int n = block.empty()
                           ? -1
                           : LZ4_decompress_safe(
                                 input.data(), reinterpret_cast<char*>(theirs.data()),
                                 static_cast<int>(input.size()), static_cast<int>(theirs.size()));
-        const bool liblz4_ok = n == static_cast<int>(kernels::PAGE_BYTES);
+        const bool liblz4_ok = n == static_cast<int>(PAGE_SIZE);
         if (status == kernels::PAGE_OK) {
             ++accepted;
             ASSERT_TRUE(liblz4_ok) << "accepted a block liblz4 rejects";
@@ -53,7 +53,7 @@ TEST(KernelDecompressFuzz, MalformedBlocksFailCleanlyOrMatchLiblz4) {
                 ASSERT_TRUE(has_zero_offset(block)) << "rejected a block liblz4 decodes";
                 ++zero_offsets;
             }
-            TestPage untouched;
+            Page untouched;
             untouched.fill(0xee);
             ASSERT_EQ(ours, untouched) << "wrote the page despite an error";
         }

@@ -50,35 +50,35 @@ void write_text(std::uint8_t* out, std::size_t n, std::mt19937_64& rng) {
 
 }  // namespace
 
-TestPage zero_page() {
-    return TestPage{};
+Page zero_page() {
+    return Page{};
 }
 
-TestPage same_filled_page(std::uint64_t word) {
-    TestPage page;
+Page same_filled_page(std::uint64_t word) {
+    Page page;
     for (std::size_t i = 0; i < page.size(); i += 8)
         std::memcpy(&page[i], &word, 8);
     return page;
 }
 
-TestPage random_page(std::uint64_t seed) {
+Page random_page(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    TestPage page;
+    Page page;
     for (auto& b : page)
         b = static_cast<std::uint8_t>(rng());
     return page;
 }
 
-TestPage text_page(std::uint64_t seed) {
+Page text_page(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    TestPage page;
+    Page page;
     write_text(page.data(), page.size(), rng);
     return page;
 }
 
-TestPage mixed_page(std::uint64_t seed) {
+Page mixed_page(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    TestPage page{};
+    Page page{};
     switch (seed % 3) {
         case 0: {  // text with a random hole
             write_text(page.data(), page.size(), rng);
@@ -106,20 +106,20 @@ TestPage mixed_page(std::uint64_t seed) {
     return page;
 }
 
-TestPage periodic_page(unsigned period, std::uint64_t seed) {
+Page periodic_page(unsigned period, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<std::uint8_t> pattern(period);
     for (auto& b : pattern)
         b = static_cast<std::uint8_t>(rng());
-    TestPage page;
+    Page page;
     for (std::size_t i = 0; i < page.size(); ++i)
         page[i] = pattern[i % period];
     return page;
 }
 
-TestPage patchwork_page(std::uint64_t seed) {
+Page patchwork_page(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    TestPage page{};
+    Page page{};
     std::size_t at = 0;
     while (at < page.size()) {
         const std::size_t n = std::min<std::size_t>(page.size() - at, 1 + below(rng, 300));
@@ -153,12 +153,12 @@ TestPage patchwork_page(std::uint64_t seed) {
     return page;
 }
 
-std::vector<TestPage> real_pages(std::size_t max_pages) {
-    std::vector<TestPage> pages;
+std::vector<Page> real_pages(std::size_t max_pages) {
+    std::vector<Page> pages;
 
     // The first half: the test binary itself (code, tables, strings).
     if (std::ifstream exe("/proc/self/exe", std::ios::binary); exe) {
-        TestPage page;
+        Page page;
         while (pages.size() < max_pages / 2 &&
                exe.read(reinterpret_cast<char*>(page.data()), page.size()))
             pages.push_back(page);
@@ -177,11 +177,11 @@ std::vector<TestPage> real_pages(std::size_t max_pages) {
         const auto dash = range.find('-');
         const std::uint64_t begin = std::stoull(range.substr(0, dash), nullptr, 16);
         const std::uint64_t end = std::stoull(range.substr(dash + 1), nullptr, 16);
-        const std::uint64_t count = (end - begin) / 4096;
+        const std::uint64_t count = (end - begin) / PAGE_SIZE;
         const std::uint64_t step = std::max<std::uint64_t>(1, count / 16);
         for (std::uint64_t i = 0; i < count && pages.size() < max_pages; i += step) {
-            TestPage page;
-            if (pread(mem, page.data(), page.size(), static_cast<off_t>(begin + i * 4096)) ==
+            Page page;
+            if (pread(mem, page.data(), page.size(), static_cast<off_t>(begin + i * PAGE_SIZE)) ==
                 static_cast<ssize_t>(page.size()))
                 pages.push_back(page);
         }
@@ -206,7 +206,7 @@ std::vector<NamedPage> page_corpus(std::size_t real) {
         corpus.push_back({"periodic", periodic_page(period, period)});
     // Same-filled except one byte, at the start, the middle and the very end.
     for (std::size_t at : {0u, 2048u, 4095u}) {
-        TestPage page = same_filled_page(0x0101010101010101ull);
+        Page page = same_filled_page(0x0101010101010101ull);
         page[at] ^= 0xff;
         corpus.push_back({"almost-same", page});
     }

@@ -32,7 +32,12 @@ expect 2 'no command given'
 expect 2 "unknown command 'frob'" frob
 expect 2 "invalid device 'zram0'" stats zram0
 expect 2 'setup needs --size' setup
-expect 2 "'--watch' needs an argument" stats --watch
+expect 2 "^ozramctl: option '--watch' needs an argument\$" stats --watch
+expect 2 "^Try 'ozramctl --help' for more information\.\$" stats --watch
+expect 2 "^ozramctl: --watch: expected an integer in 1\.\.86400, got '0'\$" stats --watch 0
+expect 2 "^ozramctl: -p: expected an integer in -1\.\.32767, got 'x'\$" setup -s 1M --swap -p x
+expect 2 "^ozramctl: --size: expected bytes, or a number with K, M, G or T, got 'lots'\$" \
+	setup --size lots
 if [ -d /sys/module/ozram ]; then
 	echo "note: the ozram module is loaded here: skipping the not-loaded checks"
 else

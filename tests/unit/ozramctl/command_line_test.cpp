@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/usage_error.hpp"
+
 namespace ozramctl {
 namespace {
 
@@ -67,30 +69,31 @@ TEST(CommandLine, PrivilegedCommandsTakeAnOptionalDevice) {
 }
 
 TEST(CommandLine, UsageErrors) {
-    EXPECT_THROW(parse({}), UsageError);
-    EXPECT_THROW(parse({"frobnicate"}), UsageError);
-    EXPECT_THROW(parse({"stats", "zram0"}), UsageError);
-    EXPECT_THROW(parse({"stats", "0", "1"}), UsageError);
-    EXPECT_THROW(parse({"devices", "0"}), UsageError);
-    EXPECT_THROW(parse({"agent", "0"}), UsageError);
-    EXPECT_THROW(parse({"stats", "--watch"}), UsageError);
-    EXPECT_THROW(parse({"stats", "--watch", "0"}), UsageError);
-    EXPECT_THROW(parse({"stats", "--watch", "1.5"}), UsageError);
-    EXPECT_THROW(parse({"stats", "--frob"}), UsageError);
-    EXPECT_THROW(parse({"stats", "--json=yes"}), UsageError);
-    EXPECT_THROW(parse({"devices", "--watch", "1"}), UsageError);
-    EXPECT_THROW(parse({"reset-stats", "--json"}), UsageError);
-    EXPECT_THROW(parse({"stats", "--size", "1G"}), UsageError);
-    EXPECT_THROW(parse({"setup"}), UsageError);
-    EXPECT_THROW(parse({"setup", "--size", "0"}), UsageError);
-    EXPECT_THROW(parse({"setup", "--size", "lots"}), UsageError);
-    EXPECT_THROW(parse({"setup", "--size", "1G", "--priority", "5"}), UsageError);
-    EXPECT_THROW(parse({"setup", "--size", "1G", "--swap", "--priority", "40000"}), UsageError);
-    EXPECT_THROW(parse({"setup", "--size="}), UsageError);
+    EXPECT_THROW(parse({}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"frobnicate"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "zram0"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "0", "1"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"devices", "0"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"agent", "0"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--watch"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--watch", "0"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--watch", "1.5"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--frob"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--json=yes"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"devices", "--watch", "1"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"reset-stats", "--json"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--size", "1G"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"setup"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "0"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "lots"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "1G", "--priority", "5"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"setup", "--size", "1G", "--swap", "--priority", "40000"}),
+                 ozram::cli::UsageError);
+    EXPECT_THROW(parse({"setup", "--size="}), ozram::cli::UsageError);
 }
 
 TEST(CommandLine, DoubleDashEndsOptions) {
-    EXPECT_THROW(parse({"stats", "--", "-j"}), UsageError);  // "-j" is then a device
+    EXPECT_THROW(parse({"stats", "--", "-j"}), ozram::cli::UsageError);  // "-j" is then a device
     EXPECT_EQ(parse({"stats", "--", "2"}).device, 2u);
 }
 

@@ -73,14 +73,16 @@ TEST(JsonOutput, DeviceRecordExactly) {
               "\"orig_data_size\":2736128,\"compr_data_size\":103,\"mem_used_total\":104,"
               "\"mem_limit\":105,\"mem_used_max\":106,\"same_pages\":107,"
               "\"pages_compacted\":108,\"huge_pages\":109,\"huge_pages_since\":110,"
-              "\"failed_reads\":111,\"failed_writes\":112,\"invalid_io\":113,"
-              "\"notify_free\":114,\"writestall\":115,\"miss_free\":116,"
-              "\"pages_kernel_lz4\":117,\"pages_agent_cpu\":118,\"pages_agent_gpu\":119,"
-              "\"pages_same_filled\":120,\"pages_huge\":121,\"agent_state\":\"attached\","
-              "\"agent_pid\":123,\"ring\":{\"submitted\":124,\"completed\":125,"
-              "\"rejected\":126,\"timeouts\":127,\"inline_fallbacks\":128,\"batches\":129,"
-              "\"occupancy\":130,\"stale\":131,\"verify_failures\":132,"
-              "\"agent_errors\":133,\"drained\":134,\"deferred\":135}}");
+              "\"pages_recompressed\":111,\"recompress_saved\":112,"
+              "\"failed_reads\":113,\"failed_writes\":114,\"invalid_io\":115,"
+              "\"notify_free\":116,\"writestall\":117,\"miss_free\":118,"
+              "\"pages_kernel_lz4\":119,\"pages_agent_cpu\":120,\"pages_agent_gpu\":121,"
+              "\"pages_same_filled\":122,\"pages_huge\":123,\"agent_state\":\"attached\","
+              "\"agent_pid\":125,\"ring\":{\"submitted\":126,\"completed\":127,"
+              "\"rejected\":128,\"timeouts\":129,\"inline_fallbacks\":130,\"batches\":131,"
+              "\"occupancy\":132,\"stale\":133,\"verify_failures\":134,"
+              "\"agent_errors\":135,\"drained\":136,\"deferred\":137,"
+              "\"unsupported\":138}}");
 }
 
 TEST(JsonOutput, EveryFieldAppearsOnceAndTheDocumentIsWellFormed) {

@@ -41,7 +41,9 @@ TEST(TextOutput, DeviceList) {
 }
 
 TEST(TextOutput, StatsBlockNamesOverValues) {
-    const std::string text = text_stats(fake_device_record(), {});
+    StatsRecord record = fake_device_record();
+    set(record, "agent_pid", 123);
+    const std::string text = text_stats(record, {});
     EXPECT_TRUE(
         text.starts_with("ozram0: disksize 64M, initialized\n"
                          "    mm_stat:  orig_data_size  compr_data_size"))
@@ -50,13 +52,18 @@ TEST(TextOutput, StatsBlockNamesOverValues) {
         << text;
     EXPECT_NE(text.find("    agent:  agent_state  agent_pid\n"), std::string::npos) << text;
     EXPECT_NE(text.find("attached        123\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("occupancy  stale  verify_failures  agent_errors  drained  deferred\n"),
+    EXPECT_NE(text.find("occupancy  stale  verify_failures  agent_errors  drained  deferred  "
+                        "unsupported\n"),
               std::string::npos)
         << text;
 }
 
 TEST(TextOutput, AgentView) {
-    const std::string text = text_agent(fake_device_record(), {});
+    StatsRecord record = fake_device_record();
+    set(record, "agent_pid", 123);
+    set(record, "verify_failures", 132);
+    set(record, "occupancy", 130);
+    const std::string text = text_agent(record, {});
     EXPECT_NE(text.find("agent:                attached\n"), std::string::npos) << text;
     EXPECT_NE(text.find("pid:                  123\n"), std::string::npos) << text;
     EXPECT_NE(text.find("verify failures:      132\n"), std::string::npos) << text;

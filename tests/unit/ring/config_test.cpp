@@ -36,7 +36,7 @@ TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
         "gpu_staging = copy\n"
         "huge_threshold = 2048\n"
         "log_level = debug\n"
-        "cost.simd.per_page_ns = 123.5\n",
+        "cost.cpu.per_page_ns = 123.5\n",
         "test");
     EXPECT_EQ(config.batch_size, 512u);
     EXPECT_EQ(config.flush_us, 50u);
@@ -45,7 +45,7 @@ TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
     EXPECT_EQ(config.gpu_staging, ozram::daemon::GpuStaging::Copy);
     EXPECT_EQ(config.huge_threshold, 2048u);
     EXPECT_EQ(config.log_level, ozram::daemon::LogLevel::Debug);
-    EXPECT_EQ(ozram::CostModel::parse(config.cost_overrides).simd.per_page_ns, 123.5);
+    EXPECT_EQ(ozram::CostModel::parse(config.cost_overrides).cpu.per_page_ns, 123.5);
 }
 
 TEST(Config, TheGpuReadsStagedPagesInPlaceByDefault) {
@@ -56,7 +56,8 @@ TEST(Config, TheGpuReadsStagedPagesInPlaceByDefault) {
 
 TEST(Config, ErrorsNameTheLineAndTheProblem) {
     EXPECT_EQ(error_of("batch_size = 8\nbogus = 1\n"), "ozramd.conf:2: unknown key 'bogus'");
-    EXPECT_NE(error_of("\n\nbatch_size = 0\n").find("ozramd.conf:3: batch_size must be"),
+    EXPECT_NE(error_of("\n\nbatch_size = 0\n")
+                  .find("ozramd.conf:3: batch_size: expected an integer in 1..65536, got '0'"),
               std::string::npos);
     EXPECT_NE(error_of("batch_size = 12abc").find(":1:"), std::string::npos);
     EXPECT_NE(error_of("flush_us = -1").find("flush_us"), std::string::npos);
@@ -106,9 +107,31 @@ TEST(Options, UsageErrorsAreReported) {
         auto argv = argv_of(words);
         EXPECT_THROW(
             (void)ozram::daemon::parse_options(static_cast<int>(words.size()), argv.data()),
-            ConfigError)
+            ozram::cli::UsageError)
             << words[1];
     }
+}
+
+// Worded as every tool words them, naming the flag rather than the setting.
+TEST(Options, UsageErrorsNameTheFlag) {
+    const auto error_of_flags = [](std::vector<std::string> words) {
+        auto argv = argv_of(words);
+        try {
+            (void)ozram::daemon::parse_options(static_cast<int>(words.size()), argv.data());
+        } catch (const ozram::cli::UsageError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error_of_flags({"ozramd", "--batch-size", "0"}),
+              "--batch-size: expected an integer in 1..65536, got '0'");
+    EXPECT_EQ(error_of_flags({"ozramd", "--huge-threshold", "4097"}),
+              "--huge-threshold: expected an integer in 1..4096, got '4097'");
+    EXPECT_EQ(error_of_flags({"ozramd", "--backend", "tpu"}),
+              "--backend: expected auto, cpu, scalar or gpu, got 'tpu'");
+    EXPECT_EQ(error_of_flags({"ozramd", "--bogus"}), "unknown option '--bogus'");
+    EXPECT_EQ(error_of_flags({"ozramd", "--threads"}), "option '--threads' needs an argument");
+    EXPECT_EQ(error_of_flags({"ozramd", "stray"}), "unexpected argument 'stray'");
 }
 
 }  // namespace

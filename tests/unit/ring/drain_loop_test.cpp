@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
 #include "completion_check.hpp"
+#include "compressor_set.hpp"
+#include "cpu/block_codec.hpp"
 #include "heap_ring.hpp"
 #include "ring_producer.hpp"
 
@@ -22,8 +25,8 @@ using ozram::ring::test::mixed_pages;
 
 class FixedPicker final : public ozram::daemon::CompressorPicker {
   public:
-    explicit FixedPicker(ozram::Backend backend)
-        : compressor_(ozram::make_cpu_compressor(backend)) {}
+    explicit FixedPicker(ozram::Backend backend, const ozram::CpuConfig& config = {})
+        : compressor_(ozram::make_cpu_compressor(backend, config)) {}
     ozram::PageCompressor& pick(std::size_t) override { return *compressor_; }
 
   private:
@@ -38,10 +41,6 @@ class Failing final : public ozram::daemon::CompressorPicker, public ozram::Page
         throw ozram::Error(ENOMEM, "out of pinned memory");
     }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
-    const ozram::CompressorStats& stats() const override { return stats_; }
-
-  private:
-    ozram::CompressorStats stats_;
 };
 
 // Reports itself as the GPU backend and compresses with liblz4 on the
@@ -56,7 +55,6 @@ class PosingAsGpu final : public ozram::daemon::CompressorPicker, public ozram::
     void decompress(const ozram::BatchResult& in, std::span<std::uint8_t* const> pages) override {
         scalar_->decompress(in, pages);
     }
-    const ozram::CompressorStats& stats() const override { return scalar_->stats(); }
 
   private:
     std::unique_ptr<ozram::PageCompressor> scalar_ =
@@ -106,8 +104,28 @@ Outcome run_pages(HeapRing& ring, DrainLoop& loop, const std::vector<ozram::Page
     return outcome;
 }
 
+// Posts `page` alone, lets the loop answer it, and returns the one
+// completion the producer reaps (checked to be accepted).
+ozram_ring_cqe answer_one(HeapRing& ring, ozram::daemon::CompressorPicker& picker,
+                          const ozram::Page& page) {
+    DrainLoop loop(ring, picker);
+    RingProducer producer(ring.view());
+    producer.stage(page.data(), 0, 0);
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    ozram_ring_cqe answer{};
+    std::size_t seen = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t) {
+        EXPECT_EQ(verdict, OZRAM_RING_OK);
+        answer = cqe;
+        ++seen;
+    });
+    EXPECT_EQ(seen, 1u);
+    return answer;
+}
+
 TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
-    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Simd}) {
+    for (const ozram::Backend backend : {ozram::Backend::Scalar, ozram::Backend::Cpu}) {
         HeapRing ring(64, 64);
         FixedPicker picker(backend);
         DrainLoop loop(ring, picker);
@@ -169,6 +187,116 @@ TEST(DrainLoop, HugeThresholdOfTheRingIsHonoured) {
     const Outcome outcome = run_pages(ring, loop, pages, 64);
     EXPECT_EQ(outcome.verified, 64u);
     EXPECT_EQ(outcome.rejected, 0u) << "an LZ4 length above the threshold was posted";
+}
+
+// A producer of ABI 1.3 or older reads a RAW page from the output slot; from
+// 1.4 it keeps its staged copy and the agent copies nothing.
+TEST(DrainLoop, RawPagesAreCopiedOnlyForProducersBefore14) {
+    const ozram::Page page = mixed_pages(2)[1];  // incompressible
+    for (const std::uint16_t minor : {std::uint16_t{3}, std::uint16_t{OZRAM_RING_ABI_MINOR}}) {
+        SCOPED_TRACE("producer 1." + std::to_string(minor));
+        HeapRing ring(4, 4, 0, 3072, minor);
+        FixedPicker picker(ozram::Backend::Scalar);
+        std::memset(ring.view().output_slot(0), 0, OZRAM_RING_PAGE_SIZE);
+        const ozram_ring_cqe cqe = answer_one(ring, picker, page);
+        EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
+        const std::uint8_t* output = ring.view().output_slot(cqe.slot);
+        if (minor < 4) {
+            EXPECT_EQ(cqe.length, OZRAM_RING_PAGE_SIZE);
+            EXPECT_EQ(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0);
+        } else {
+            EXPECT_EQ(cqe.length, 0u);
+            EXPECT_NE(std::memcmp(output, page.data(), OZRAM_RING_PAGE_SIZE), 0)
+                << "the page was copied for a producer that keeps its own";
+        }
+    }
+}
+
+// The agent's huge threshold means what the ring's does: the largest LZ4
+// length kept.  With both at a page's exact LZ4 length the page is posted as
+// LZ4 and accepted; one byte lower it comes back raw.
+TEST(DrainLoop, AgentAndRingAgreeOnTheLargestLz4Page) {
+    const ozram::Page page = mixed_pages(1).front();  // text: compresses
+    ozram::BatchResult probe;
+    const std::uint8_t* const one[] = {page.data()};
+    ozram::make_cpu_compressor(ozram::Backend::Scalar, {.huge_threshold = ozram::PAGE_SIZE})
+        ->compress(one, probe);
+    ASSERT_EQ(probe.pages[0].encoding, ozram::PageEncoding::Lz4);
+    const std::uint32_t length = probe.pages[0].size;
+
+    for (const std::uint32_t threshold : {length, length - 1}) {
+        SCOPED_TRACE("threshold " + std::to_string(threshold));
+        HeapRing ring(4, 4, 0, threshold);
+        FixedPicker picker(ozram::Backend::Scalar, {.huge_threshold = threshold});
+        const ozram_ring_cqe cqe = answer_one(ring, picker, page);
+        if (threshold == length) {
+            EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_LZ4);
+            EXPECT_EQ(cqe.length, length);
+        } else {
+            EXPECT_EQ(cqe.encoding, OZRAM_RING_ENC_RAW);
+            EXPECT_EQ(cqe.length, 0u) << "an ABI 1.4 producer keeps its staged copy";
+        }
+    }
+}
+
+// Stages `pages`, the i-th in algorithms[i % size], and reaps every answer:
+// each must be accepted, OK or -EOPNOTSUPP, and an OK one must decode with
+// its format's decoder to its page.  Returns the pages answered OK.
+std::size_t run_mixed(ozram::daemon::CompressorPicker& picker,
+                      const std::vector<ozram_ring_algorithm>& algorithms,
+                      std::size_t expect_unsupported) {
+    HeapRing ring(16, 16);
+    DrainLoop loop(ring, picker);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(12);
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        producer.stage(pages[i].data(), 0, i, algorithms[i % algorithms.size()]);
+    }
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    std::size_t ok = 0;
+    std::size_t unsupported = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+        EXPECT_EQ(verdict, OZRAM_RING_OK) << "page " << cookie;
+        const auto algorithm =
+            static_cast<ozram::Algorithm>(algorithms[cookie % algorithms.size()]);
+        if (cqe.status == -EOPNOTSUPP) {
+            ++unsupported;
+            return;
+        }
+        ASSERT_EQ(cqe.status, OZRAM_RING_STATUS_OK) << "page " << cookie;
+        ++ok;
+        ozram::Page page{};
+        switch (cqe.encoding) {
+            case OZRAM_RING_ENC_LZ4:
+                EXPECT_EQ(algorithm, ozram::Algorithm::Lz4) << "page " << cookie;
+                [[fallthrough]];
+            case OZRAM_RING_ENC_COMPRESSED:
+                EXPECT_TRUE(ozram::decompress_block(algorithm, ring.view().output_slot(cqe.slot),
+                                                    cqe.length, page.data()))
+                    << "page " << cookie;
+                EXPECT_EQ(page, pages[cookie]) << "page " << cookie;
+                break;
+            default:
+                break;  // RAW and same-filled: the producer keeps or checks its copy
+        }
+    });
+    EXPECT_EQ(unsupported, expect_unsupported);
+    return ok;
+}
+
+TEST(DrainLoop, EachAlgorithmOfABatchGoesToItsOwnCompressor) {
+    ozram::daemon::CompressorSet every_format(ozram::daemon::BackendChoice::Scalar, {}, 16);
+    EXPECT_EQ(run_mixed(every_format,
+                        {OZRAM_RING_ALG_ZSTD, OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_LZO,
+                         OZRAM_RING_ALG_LZ4HC, OZRAM_RING_ALG_LZO_RLE, OZRAM_RING_ALG_ZSTD},
+                        0),
+              12u);
+}
+
+TEST(DrainLoop, AFormatWithoutACompressorGoesBackAsUnsupported) {
+    FixedPicker lz4_only(ozram::Backend::Scalar);
+    EXPECT_EQ(run_mixed(lz4_only, {OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_ZSTD}, 6), 6u);
 }
 
 TEST(DrainLoop, AFailedBatchGivesEveryPageBackWithItsErrno) {

@@ -122,6 +122,7 @@ class CqeCheck : public ::testing::Test {
 TEST_F(CqeCheck, AcceptsWellFormedCompletionsOfEachEncoding) {
     EXPECT_EQ(check(lz4(1)), OZRAM_RING_OK);
     EXPECT_EQ(check(lz4(THRESHOLD)), OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, 0, 0, 0}), OZRAM_RING_OK);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, OZRAM_RING_PAGE_SIZE, 0, 0}), OZRAM_RING_OK);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 0, 0, 0xdeadbeef}), OZRAM_RING_OK);
     // An error status gives the page back; encoding and length do not matter.
@@ -143,10 +144,16 @@ TEST_F(CqeCheck, RejectsEveryKindOfMalformedCompletion) {
     EXPECT_EQ(check(lz4(THRESHOLD + 1)), OZRAM_RING_BAD_LENGTH);
     EXPECT_EQ(check(lz4(OZRAM_RING_PAGE_SIZE + 1)), OZRAM_RING_BAD_LENGTH);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, 100, 0, 0}), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_RAW, OZRAM_RING_PAGE_SIZE - 1, 0, 0}),
+              OZRAM_RING_BAD_LENGTH);
     EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_SAME_FILLED, 8, 0, 0}), OZRAM_RING_BAD_LENGTH);
 
     EXPECT_EQ(check({3, 5, 0, 0, 100, 0, 0}), OZRAM_RING_BAD_ENCODING);
-    EXPECT_EQ(check({3, 5, 0, 4, 100, 0, 0}), OZRAM_RING_BAD_ENCODING);
+    EXPECT_EQ(check({3, 5, 0, 5, 100, 0, 0}), OZRAM_RING_BAD_ENCODING);
+    // ABI 1.3: a page in its submission's algorithm, with LZ4's lengths.
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_COMPRESSED, 100, 0, 0}), OZRAM_RING_OK);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_COMPRESSED, 0, 0, 0}), OZRAM_RING_BAD_LENGTH);
+    EXPECT_EQ(check({3, 5, 0, OZRAM_RING_ENC_COMPRESSED, 3073, 0, 0}), OZRAM_RING_BAD_LENGTH);
 
     EXPECT_EQ(check({3, 5, 1, OZRAM_RING_ENC_LZ4, 100, 0, 0}), OZRAM_RING_BAD_STATUS);
     EXPECT_EQ(check({3, 5, -4096, OZRAM_RING_ENC_LZ4, 100, 0, 0}), OZRAM_RING_BAD_STATUS);
@@ -184,8 +191,8 @@ TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
     ozram_ring_header header;
     ozram_ring_init_header(&header, 8, 8, 3072);
     EXPECT_EQ(OZRAM_RING_ABI_MAJOR, 1);
-    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 2);
-    EXPECT_EQ(header.abi_minor, 2);
+    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 4);
+    EXPECT_EQ(header.abi_minor, 4);
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), OZRAM_RING_CQE_F_GPU);
     header.abi_minor = 0;
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), 0u);
@@ -196,12 +203,28 @@ TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header) & OZRAM_RING_CQE_F_GPU, OZRAM_RING_CQE_F_GPU);
 }
 
+TEST(RingAbi, RawCompletionsCarryAPageOnlyForProducersBefore14) {
+    ozram_ring_header header;
+    ozram_ring_init_header(&header, 8, 8, 3072);
+    EXPECT_EQ(ozram_ring_producer_raw_length(&header), 0u);
+    header.abi_minor = 3;
+    EXPECT_EQ(ozram_ring_producer_raw_length(&header), OZRAM_RING_PAGE_SIZE);
+    header.abi_minor = 0;
+    EXPECT_EQ(ozram_ring_producer_raw_length(&header), OZRAM_RING_PAGE_SIZE);
+}
+
 TEST(SqeCheck, RejectsSlotsOutOfRangeAndUnknownFlags) {
     const ozram_ring_sqe good{7, 1, 0, 0};
     EXPECT_EQ(ozram_ring_check_sqe(&good, 8), OZRAM_RING_OK);
     const ozram_ring_sqe far{8, 1, 0, 0};
     EXPECT_EQ(ozram_ring_check_sqe(&far, 8), OZRAM_RING_BAD_SLOT);
-    const ozram_ring_sqe flagged{0, 1, 0, 4};
+    // ABI 1.3: the low byte names the page's algorithm.
+    const ozram_ring_sqe zstd{0, 1, 0, OZRAM_RING_ALG_ZSTD};
+    EXPECT_EQ(ozram_ring_check_sqe(&zstd, 8), OZRAM_RING_OK);
+    EXPECT_EQ(ozram_ring_sqe_algorithm(&zstd), OZRAM_RING_ALG_ZSTD);
+    const ozram_ring_sqe unknown{0, 1, 0, OZRAM_RING_ALG_NR};
+    EXPECT_EQ(ozram_ring_check_sqe(&unknown, 8), OZRAM_RING_BAD_FLAGS);
+    const ozram_ring_sqe flagged{0, 1, 0, 0x100};
     EXPECT_EQ(ozram_ring_check_sqe(&flagged, 8), OZRAM_RING_BAD_FLAGS);
 }
 

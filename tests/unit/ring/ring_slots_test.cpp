@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <lz4.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstring>
@@ -19,12 +20,20 @@ namespace {
 
 constexpr std::uint32_t HUGE_THRESHOLD = 3071;
 
+int decode_lz4(void* /*ctx*/, const void* src, unsigned int len, void* dst) {
+    const int n = LZ4_decompress_safe(static_cast<const char*>(src), static_cast<char*>(dst),
+                                      static_cast<int>(len), OZRAM_RING_PAGE_SIZE);
+    return n == static_cast<int>(OZRAM_RING_PAGE_SIZE) ? 0 : -1;
+}
+
 class Slots {
   public:
-    explicit Slots(std::uint32_t nr) : free_stack_(nr), generations_(nr), states_(nr), posted_(nr) {
+    explicit Slots(std::uint32_t nr)
+        : free_stack_(nr), generations_(nr), states_(nr), algorithms_(nr), posted_(nr) {
         s_.free_stack = free_stack_.data();
         s_.generations = generations_.data();
         s_.states = states_.data();
+        s_.algorithms = algorithms_.data();
         s_.posted = posted_.data();
         ozram_ring_slots_init(&s_, nr, HUGE_THRESHOLD);
     }
@@ -32,10 +41,11 @@ class Slots {
     ozram_ring_slots* get() { return &s_; }
 
     // A new posting at tick `now`: its slot and generation.
-    std::pair<std::uint32_t, std::uint32_t> post(unsigned long now = 0) {
+    std::pair<std::uint32_t, std::uint32_t> post(unsigned long now = 0,
+                                                 std::uint8_t algorithm = OZRAM_RING_ALG_LZ4) {
         std::uint32_t slot = 0;
         std::uint32_t generation = 0;
-        EXPECT_TRUE(ozram_ring_slots_get(&s_, now, &slot, &generation));
+        EXPECT_TRUE(ozram_ring_slots_get(&s_, now, algorithm, &slot, &generation));
         return {slot, generation};
     }
     ozram_ring_slot_state state(std::uint32_t slot) const {
@@ -46,6 +56,7 @@ class Slots {
     std::vector<std::uint32_t> free_stack_;
     std::vector<std::uint32_t> generations_;
     std::vector<std::uint8_t> states_;
+    std::vector<std::uint8_t> algorithms_;
     std::vector<unsigned long> posted_;
     ozram_ring_slots s_{};
 };
@@ -76,7 +87,8 @@ TEST(RingSlots, SlotZeroFirstThenEveryOtherOnce) {
     }
     std::uint32_t slot = 0;
     std::uint32_t generation = 0;
-    EXPECT_FALSE(ozram_ring_slots_get(s.get(), 0, &slot, &generation)) << "no slot is free";
+    EXPECT_FALSE(ozram_ring_slots_get(s.get(), 0, OZRAM_RING_ALG_LZ4, &slot, &generation))
+        << "no slot is free";
 }
 
 TEST(RingSlots, TheAnswerToThePostingClaimsItsSlotOnce) {
@@ -136,6 +148,31 @@ TEST(RingSlots, AMalformedAnswerStillTakesItsSlotOutOfFlight) {
     EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_KEPT) << "the producer compresses it itself";
     cqe.length = HUGE_THRESHOLD;
     EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_STALE) << "answered already";
+}
+
+TEST(RingSlots, AnLz4BlockAnswersOnlyLz4Pages) {
+    Slots s(4);
+    const std::uint8_t lz4_family[] = {OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_LZ4HC};
+    for (const std::uint8_t algorithm : lz4_family) {
+        const auto [slot, generation] = s.post(0, algorithm);
+        ozram_ring_cqe cqe = raw_answer(slot, generation);
+        cqe.encoding = OZRAM_RING_ENC_LZ4;
+        cqe.length = 100;
+        EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_OK) << int{algorithm};
+        ozram_ring_slots_put(s.get(), slot);
+    }
+    const auto [slot, generation] = s.post(0, OZRAM_RING_ALG_ZSTD);
+    ozram_ring_cqe cqe = raw_answer(slot, generation);
+    cqe.encoding = OZRAM_RING_ENC_LZ4;
+    cqe.length = 100;
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_BAD_ENCODING);
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_KEPT) << "the producer compresses it itself";
+    ozram_ring_slots_put(s.get(), slot);
+    const auto [again, second] = s.post(0, OZRAM_RING_ALG_ZSTD);
+    cqe = raw_answer(again, second);
+    cqe.encoding = OZRAM_RING_ENC_COMPRESSED;
+    cqe.length = 100;
+    EXPECT_EQ(ozram_ring_slots_claim(s.get(), &cqe), OZRAM_RING_OK);
 }
 
 TEST(RingSlots, AGiveBackIsAcceptedAndClaims) {
@@ -220,7 +257,8 @@ class ResultCheck : public ::testing::Test {
         return cqe;
     }
     bool matches(const ozram_ring_cqe& cqe, bool verify = true) {
-        return ozram_ring_result_matches(&cqe, out_.data(), page_.data(), scratch_.data(), verify);
+        return ozram_ring_result_matches(&cqe, out_.data(), page_.data(), scratch_.data(), verify,
+                                         decode_lz4, nullptr);
     }
 
     std::vector<std::uint8_t> page_;
@@ -241,14 +279,15 @@ TEST_F(ResultCheck, Lz4MustDecodeToTheStagedPage) {
     EXPECT_FALSE(matches(short_block)) << "a cut block does not decode to a page";
 }
 
-TEST_F(ResultCheck, RawMustEqualTheStagedPage) {
+TEST_F(ResultCheck, RawKeepsTheStagedCopyWhateverTheOutputHolds) {
+    // The producer stores its staged copy for RAW, so the output slot's
+    // bytes (none from ABI 1.4, a page from older agents) are never read.
     ozram_ring_cqe cqe{};
     cqe.encoding = OZRAM_RING_ENC_RAW;
-    cqe.length = OZRAM_RING_PAGE_SIZE;
-    out_ = page_;
+    std::fill(out_.begin(), out_.end(), 0xa5);
     EXPECT_TRUE(matches(cqe));
-    out_[123] ^= 0x5a;
-    EXPECT_FALSE(matches(cqe));
+    cqe.length = OZRAM_RING_PAGE_SIZE;
+    EXPECT_TRUE(matches(cqe));
     EXPECT_TRUE(matches(cqe, false));
 }
 
@@ -261,8 +300,10 @@ TEST_F(ResultCheck, SameFilledMustBeTheWordRepeated) {
     cqe.encoding = OZRAM_RING_ENC_SAME_FILLED;
     cqe.fill = word;
     EXPECT_TRUE(matches(cqe));
+    EXPECT_TRUE(matches(cqe, false));
     cqe.fill = word ^ 1;
     EXPECT_FALSE(matches(cqe));
+    EXPECT_FALSE(matches(cqe, false)) << "the word is checked even with verify=0";
     if (sizeof(unsigned long) < sizeof(std::uint64_t)) {
         cqe.fill = 1ULL << 40;
         EXPECT_FALSE(matches(cqe, false)) << "a word a slot cannot hold";

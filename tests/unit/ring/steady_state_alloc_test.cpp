@@ -65,10 +65,6 @@ class Lz4OnTheCallingThread final : public ozram::daemon::CompressorPicker,
         }
     }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
-    const ozram::CompressorStats& stats() const override { return stats_; }
-
-  private:
-    ozram::CompressorStats stats_;
 };
 
 TEST(SteadyState, DrainLoopAllocatesNothingPerBatch) {

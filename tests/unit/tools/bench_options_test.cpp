@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/usage_error.hpp"
+
 namespace ozram::bench {
 namespace {
 
@@ -13,7 +15,7 @@ TEST(BenchOptions, Defaults) {
     EXPECT_EQ(o.batch, 1024U);
     EXPECT_EQ(o.repeats, 5U);
     EXPECT_EQ(o.max_pages, 0U);
-    EXPECT_EQ(o.huge_threshold, 3072U);
+    EXPECT_EQ(o.huge_threshold, 3071U);  // DEFAULT_HUGE_THRESHOLD
     EXPECT_EQ(o.format, OutputFormat::Table);
 }
 
@@ -39,18 +41,19 @@ TEST(BenchOptions, ModesWithoutInput) {
 }
 
 TEST(BenchOptions, BadCommandLinesAreUsageErrors) {
-    EXPECT_THROW((void)parse_options({}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--backend", "tpu"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "0"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "99999999"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--threads", "0"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--huge-threshold", "0"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--huge-threshold", "4097"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "-1"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "2x"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "--json", "--csv"}), UsageError);
-    EXPECT_THROW((void)parse_options({"--input", "x", "extra"}), UsageError);
+    EXPECT_THROW((void)parse_options({}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--backend", "tpu"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "0"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--batch", "99999999"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--threads", "0"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--huge-threshold", "0"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--huge-threshold", "4097"}),
+                 cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "-1"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "2x"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--json", "--csv"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "extra"}), cli::UsageError);
 }
 
 }  // namespace

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# The two programs end to end: exit statuses, messages, and a corpus dumped
-# from a live process going through the benchmark with every page verified.
-# Usage: cli_test.sh PAGEDUMP BENCH
+# The tools end to end: exit statuses, messages (worded alike by every
+# program), and a corpus dumped from a live process going through the
+# benchmark with every page verified.
+# Usage: cli_test.sh PAGEDUMP BENCH RINGLOAD
 # Exits 77 (ctest: skipped) when this user may not read another process.
 set -uo pipefail
 
-if [[ $# -ne 2 || $1 == -h || $1 == --help ]]; then
-	sed -n '2,5s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+if [[ $# -ne 3 || $1 == -h || $1 == --help ]]; then
+	sed -n '2,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 	[[ $# -eq 1 && ($1 == -h || $1 == --help) ]] && exit 0
 	exit 2
 fi
 pagedump=$1
 bench=$2
+ringload=$3
 work=$(mktemp -d)
 sleeper=
 cleanup() {
@@ -44,14 +46,31 @@ expect_output() {
 }
 
 expect 0 "pagedump --help" "$pagedump" --help
-expect_output '^usage: ozram-pagedump' "pagedump --help"
+expect_output '^Usage: ozram-pagedump' "pagedump --help"
 expect 0 "bench --help" "$bench" --help
-expect_output '^usage: ozram-bench' "bench --help"
+expect_output '^Usage: ozram-bench' "bench --help"
+expect 0 "ringload --help" "$ringload" --help
+expect_output '^Usage: ozram-ringload' "ringload --help"
 expect 2 "pagedump without -o" "$pagedump" 1
-expect_output 'no output file' "pagedump without -o"
+expect_output '^ozram-pagedump: no output file' "pagedump without -o"
+expect_output "^Try 'ozram-pagedump --help' for more information\.\$" "pagedump without -o"
+expect 2 "pagedump bad PID" "$pagedump" 12x -o "$work/x.pages"
+expect_output "^ozram-pagedump: PID: expected an integer >= 1, got '12x'\$" "pagedump bad PID"
 expect 2 "bench without input" "$bench"
 expect 2 "bench bad backend" "$bench" --input x --backend tpu
+expect_output "^ozram-bench: --backend: expected cpu, scalar, gpu or all, got 'tpu'\$" \
+	"bench bad backend"
 expect 2 "bench bad batch" "$bench" --input x --batch 0
+expect_output "^ozram-bench: --batch: expected an integer in 1\.\.[0-9]+, got '0'\$" "bench bad batch"
+expect_output "^Try 'ozram-bench --help' for more information\.\$" "bench bad batch"
+expect 2 "bench unknown option" "$bench" --input x --frob
+expect_output "^ozram-bench: unknown option '--frob'\$" "bench unknown option"
+expect 2 "ringload bad slots" "$ringload" --shm x --input x --slots 0
+expect_output "^ozram-ringload: --slots: expected an integer in 1\.\.65536, got '0'\$" \
+	"ringload bad slots"
+expect_output "^Try 'ozram-ringload --help' for more information\.\$" "ringload bad slots"
+expect 2 "ringload missing value" "$ringload" --shm
+expect_output "^ozram-ringload: option '--shm' needs an argument\$" "ringload missing value"
 
 # A process that is not there: ESRCH, status 3, no file left behind.
 expect 3 "pagedump of a missing process" "$pagedump" 4194304 -o "$work/none.pages"

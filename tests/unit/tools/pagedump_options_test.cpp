@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/usage_error.hpp"
+
 namespace ozram::pagedump {
 namespace {
 
@@ -20,15 +22,15 @@ TEST(PagedumpOptions, HelpNeedsNothingElse) {
 }
 
 TEST(PagedumpOptions, BadCommandLinesAreUsageErrors) {
-    EXPECT_THROW((void)parse_options({}), UsageError);
-    EXPECT_THROW((void)parse_options({"12"}), UsageError);
-    EXPECT_THROW((void)parse_options({"-o", "x"}), UsageError);
-    EXPECT_THROW((void)parse_options({"12", "-o"}), UsageError);
-    EXPECT_THROW((void)parse_options({"12x", "-o", "x"}), UsageError);
-    EXPECT_THROW((void)parse_options({"0", "-o", "x"}), UsageError);
-    EXPECT_THROW((void)parse_options({"-5", "-o", "x"}), UsageError);
-    EXPECT_THROW((void)parse_options({"12", "-o", "x", "--max-pages", "0"}), UsageError);
-    EXPECT_THROW((void)parse_options({"12", "-o", "x", "--bogus"}), UsageError);
+    EXPECT_THROW((void)parse_options({}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"12"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"-o", "x"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"12", "-o"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"12x", "-o", "x"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"0", "-o", "x"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"-5", "-o", "x"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"12", "-o", "x", "--max-pages", "0"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"12", "-o", "x", "--bogus"}), cli::UsageError);
 }
 
 }  // namespace

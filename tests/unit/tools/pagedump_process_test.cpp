@@ -22,7 +22,7 @@ constexpr std::size_t ZERO_PAGES = 16;
 // Page i of what the child writes: an index and a byte pattern, so that every
 // page differs from every other and from anything else in the process.
 std::vector<std::uint8_t> pattern_page(std::size_t i) {
-    std::vector<std::uint8_t> page(DUMP_PAGE_SIZE);
+    std::vector<std::uint8_t> page(PAGE_SIZE);
     for (std::size_t j = 0; j < page.size(); ++j) {
         page[j] = static_cast<std::uint8_t>((i * 131 + j * 7 + (j >> 8)) ^ 0x5A);
     }
@@ -64,7 +64,7 @@ class ChildProcess {
 
   private:
     [[noreturn]] static void run_child(int ready_fd, int release_fd) {
-        const auto bytes = (PATTERN_PAGES + ZERO_PAGES) * DUMP_PAGE_SIZE;
+        const auto bytes = (PATTERN_PAGES + ZERO_PAGES) * PAGE_SIZE;
         auto* memory = static_cast<std::uint8_t*>(
             mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
         if (memory == MAP_FAILED) {
@@ -72,12 +72,12 @@ class ChildProcess {
         }
         for (std::size_t i = 0; i < PATTERN_PAGES; ++i) {
             const auto page = pattern_page(i);
-            std::memcpy(memory + i * DUMP_PAGE_SIZE, page.data(), page.size());
+            std::memcpy(memory + i * PAGE_SIZE, page.data(), page.size());
         }
         // Written, then zeroed: present in RAM and all zero.
-        auto* zeros = memory + PATTERN_PAGES * DUMP_PAGE_SIZE;
-        std::memset(zeros, 1, ZERO_PAGES * DUMP_PAGE_SIZE);
-        std::memset(zeros, 0, ZERO_PAGES * DUMP_PAGE_SIZE);
+        auto* zeros = memory + PATTERN_PAGES * PAGE_SIZE;
+        std::memset(zeros, 1, ZERO_PAGES * PAGE_SIZE);
+        std::memset(zeros, 0, ZERO_PAGES * PAGE_SIZE);
         const char byte = 1;
         if (write(ready_fd, &byte, 1) != 1) {
             _exit(1);
@@ -98,8 +98,8 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
 }
 
 bool contains_page(const std::vector<std::uint8_t>& file, const std::vector<std::uint8_t>& page) {
-    for (std::size_t offset = 0; offset + DUMP_PAGE_SIZE <= file.size(); offset += DUMP_PAGE_SIZE) {
-        if (std::memcmp(file.data() + offset, page.data(), DUMP_PAGE_SIZE) == 0) {
+    for (std::size_t offset = 0; offset + PAGE_SIZE <= file.size(); offset += PAGE_SIZE) {
+        if (std::memcmp(file.data() + offset, page.data(), PAGE_SIZE) == 0) {
             return true;
         }
     }
@@ -108,9 +108,9 @@ bool contains_page(const std::vector<std::uint8_t>& file, const std::vector<std:
 
 std::size_t count_zero_pages(const std::vector<std::uint8_t>& file) {
     std::size_t zero = 0;
-    for (std::size_t offset = 0; offset < file.size(); offset += DUMP_PAGE_SIZE) {
+    for (std::size_t offset = 0; offset < file.size(); offset += PAGE_SIZE) {
         const auto* page = file.data() + offset;
-        zero += std::all_of(page, page + DUMP_PAGE_SIZE, [](std::uint8_t b) { return b == 0; });
+        zero += std::all_of(page, page + PAGE_SIZE, [](std::uint8_t b) { return b == 0; });
     }
     return zero;
 }
@@ -138,8 +138,8 @@ TEST_F(PagedumpProcess, EveryPageTheChildWroteIsInTheCorpus) {
     const auto result = dump(child.pid(), {});
     const auto file = read_file(path_);
 
-    EXPECT_EQ(file.size() % DUMP_PAGE_SIZE, 0U);
-    EXPECT_EQ(file.size() / DUMP_PAGE_SIZE, result.pages_written());
+    EXPECT_EQ(file.size() % PAGE_SIZE, 0U);
+    EXPECT_EQ(file.size() / PAGE_SIZE, result.pages_written());
     EXPECT_EQ(result.pid, child.pid());
     EXPECT_FALSE(result.truncated);
     EXPECT_GE(result.pages_by_kind[static_cast<std::size_t>(RegionKind::Anonymous)], PATTERN_PAGES);
@@ -162,7 +162,7 @@ TEST_F(PagedumpProcess, StopsAtMaxPages) {
     const auto result = dump(child.pid(), DumpLimits{.max_pages = 5});
     EXPECT_TRUE(result.truncated);
     EXPECT_EQ(result.pages_written(), 5U);
-    EXPECT_EQ(read_file(path_).size(), 5 * DUMP_PAGE_SIZE);
+    EXPECT_EQ(read_file(path_).size(), 5 * PAGE_SIZE);
 }
 
 TEST_F(PagedumpProcess, AProcessThatIsGoneIsNoSuchProcess) {

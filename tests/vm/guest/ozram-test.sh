@@ -19,7 +19,8 @@ OZRAM_KO=/run/ozram.ko
 KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|BUG [^ ]+ \(|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption|pagealloc: (memory corruption|single bit error)|INFO: task .+ blocked for more than|INFO: trying to register non-static key|possible (recursive|circular) locking|inconsistent lock state'
 
 # Field names of the stat files, in order (as zram documents them).
-MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since"
+# mm_stat: zram's nine, then ozram's recompression figures.
+MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since pages_recompressed recompress_saved"
 IO_STAT_FIELDS="failed_reads failed_writes invalid_io notify_free"
 
 # Busybox sh runs its own applets before searching PATH: use e2fsprogs'
@@ -101,6 +102,18 @@ dev_setup() {
 
 dev_reset() { sysfs_set "$(sysdir "$1")/reset" 1; }
 
+# fill_idle FROM TO FILE: initialises device 0 (128 MiB) to compress with
+# FROM and recompress with TO, writes FILE to it, waits until no page is
+# staged, and marks every page idle: what a recompression starts from.
+fill_idle() {
+	sysfs_set "$(sysdir 0)/comp_algorithm" "$1"
+	sysfs_set "$(sysdir 0)/recomp_algorithm" "algo=$2"
+	sysfs_set "$(sysdir 0)/disksize" 128M
+	dd if="$3" of="$(dev 0)" bs=1M oflag=direct 2>/dev/null || fail "write of $3 failed"
+	ring_settle 0
+	sysfs_set "$(sysdir 0)/idle" all
+}
+
 # The workload whose counters the netlink and ozramctl scenarios compare with
 # sysfs, on device DEV (a path): 512 text pages, 100 zero pages, 64 random
 # pages, the last 8 of them discarded (notify_free), then all 676 read back.
@@ -117,6 +130,9 @@ known_workload() {
 }
 
 md5() { md5sum "$1" | cut -d' ' -f1; }
+
+# uptime_cs: the time since boot in hundredths of a second, for timing.
+uptime_cs() { awk '{ split($1, t, "."); print t[1] * 100 + t[2] }' /proc/uptime; }
 
 # Loads a module of the base image with its dependencies.
 load_module() { modprobe "$@" || fail "cannot load module $1"; }
@@ -176,6 +192,22 @@ agent_attached() {
 	return 1
 }
 
+# wait_until WHAT CONDITION: evaluates the shell CONDITION every 0.1 s until
+# it holds; fails with WHAT after 10 s.
+wait_until() {
+	i=0
+	until eval "$2"; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "$1"
+		sleep 0.1
+	done
+}
+
+# wait_attached [WHAT]: waits until an agent (any program that opened
+# /dev/ozram-ring) is attached; wait_detached: until none is.
+wait_attached() { wait_until "${1:-the agent} did not attach" agent_attached; }
+wait_detached() { wait_until "the module still reports an agent after 10 s" '! agent_attached'; }
+
 # pid_alive PID: running or stopped, not a zombie waiting to be reaped.
 pid_alive() {
 	[ -n "$1" ] && [ -r "/proc/$1/status" ] &&
@@ -227,7 +259,8 @@ ring_steady() {
 agent_pid() { cat $OZRAMD_PIDFILE 2>/dev/null || true; }
 
 # start_agent [OZRAMD-OPTION...]: starts ozramd (AGENT=cpu only) and waits
-# up to 120 s for it to attach.
+# up to 120 s for it to attach.  When the ozramd it started last still runs,
+# it returns at once (and fails if options were given: they would not apply).
 start_agent() {
 	case ${AGENT:-none} in
 	none) return 0 ;;
@@ -237,6 +270,14 @@ start_agent() {
 		return 1
 		;;
 	esac
+	if pid_alive "$(agent_pid)" && [ "$(cat "/proc/$(agent_pid)/comm" 2>/dev/null)" = ozramd ]; then
+		[ $# = 0 ] || {
+			echo "start_agent: ozramd $(agent_pid) still runs; stop it before passing options"
+			return 1
+		}
+		echo "agent: ozramd $(agent_pid) already runs"
+		return 0
+	fi
 	[ -e /dev/ozram-ring ] || {
 		[ "${LOAD_MODULE:-1}" = 0 ] && return 0 # the script loads it
 		echo "start_agent: no /dev/ozram-ring"

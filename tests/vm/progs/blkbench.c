@@ -9,6 +9,9 @@
  * repeats is reported, and each repeat too, for paired comparisons.  After
  * the timed runs every page is read back and compared.
  *
+ * Each I/O's latency is recorded too (the time of its pwrite or pread
+ * alone), and each pass prints its 50th, 99th and 99.9th percentiles.
+ *
  * A write pass ends when the device holds no staged page: with an agent,
  * ozram completes a write once the page is staged and compresses it later,
  * so without this wait the figure would be the speed of a memcpy into the
@@ -38,7 +41,9 @@ static void usage(FILE* out) {
             "Measures 4 KiB O_DIRECT sequential and random write and read throughput\n"
             "of each DEVICE on the same N MiB (default 64) of mixed pages, R times\n"
             "(default 5), and prints the median MiB/s per device and operation as\n"
-            "lines 'RESULT dev=D op=O mibps=X' (each repeat as 'REPEAT r=N ...').\n"
+            "lines 'RESULT dev=D op=O mibps=X' (each repeat as 'REPEAT r=N ...'), and\n"
+            "the latency percentiles of each pass as 'LATENCY r=N dev=D op=O p50_us=X\n"
+            "p99_us=Y p999_us=Z'.\n"
             "Within a repeat each operation runs on all devices back to back, the\n"
             "first device alternating.  A write pass lasts until the device's\n"
             "backend_stat (ozram) shows no staged page.  The data is verified at the end.\n"
@@ -87,9 +92,16 @@ static int settle(const char* dev) {
     return 0;
 }
 
-/* One pass of one operation over all pages; returns seconds or -1. */
+/* The PERMILLE-th value of the n sorted values. */
+static double percentile(const double* sorted, uint64_t n, unsigned permille) {
+    uint64_t at = (n * permille + 999) / 1000;
+    return sorted[at ? at - 1 : 0];
+}
+
+/* One pass of one operation over all pages; returns seconds or -1.  The
+ * latency of each I/O goes into lat[0..pages-1], in seconds. */
 static double run_op(const char* dev, int fd, enum op op, uint8_t* data, uint8_t* scratch,
-                     const uint64_t* order, uint64_t pages) {
+                     const uint64_t* order, uint64_t pages, double* lat) {
     int is_write = op == SEQ_WRITE || op == RAND_WRITE;
     int is_random = op == RAND_WRITE || op == RAND_READ;
     double t0 = now_s();
@@ -97,8 +109,10 @@ static double run_op(const char* dev, int fd, enum op op, uint8_t* data, uint8_t
     for (uint64_t i = 0; i < pages; i++) {
         uint64_t page = is_random ? order[i] : i;
         off_t off = (off_t)(page * PAGE_BYTES);
+        double start = now_s();
         ssize_t n = is_write ? pwrite(fd, data + page * PAGE_BYTES, PAGE_BYTES, off)
                              : pread(fd, scratch, PAGE_BYTES, off);
+        lat[i] = now_s() - start;
         if (n != PAGE_BYTES) {
             fprintf(stderr, "blkbench: %s of page %llu: %s\n", op_names[op],
                     (unsigned long long)page, n < 0 ? strerror(errno) : "short transfer");
@@ -158,8 +172,9 @@ int main(int argc, char** argv) {
     uint64_t pages = mb * 1024 * 1024 / PAGE_BYTES;
     uint8_t *data, *scratch;
     uint64_t* order = malloc(pages * sizeof(*order));
+    double* lat = malloc(pages * sizeof(*lat));
     if (posix_memalign((void**)&data, PAGE_BYTES, pages * PAGE_BYTES) ||
-        posix_memalign((void**)&scratch, PAGE_BYTES, PAGE_BYTES) || !order) {
+        posix_memalign((void**)&scratch, PAGE_BYTES, PAGE_BYTES) || !order || !lat) {
         fprintf(stderr, "blkbench: out of memory for %llu MiB\n", (unsigned long long)mb);
         return 3;
     }
@@ -192,12 +207,18 @@ int main(int argc, char** argv) {
         for (int op = 0; op < NUM_OPS; op++) {
             for (int k = 0; k < ndev; k++) {
                 int d = r % 2 ? ndev - 1 - k : k;
-                double s = run_op(devs[d], fds[d], (enum op)op, data, scratch, order, pages);
+                double s =
+                    run_op(devs[d], fds[d], (enum op)op, data, scratch, order, pages, lat);
                 if (s < 0)
                     return 1;
                 secs[d][op][r] = s;
                 printf("REPEAT r=%llu dev=%s op=%s mibps=%.1f\n", (unsigned long long)r, devs[d],
                        op_names[op], (double)mb / s);
+                qsort(lat, pages, sizeof(*lat), cmp_double);
+                printf("LATENCY r=%llu dev=%s op=%s p50_us=%.1f p99_us=%.1f p999_us=%.1f\n",
+                       (unsigned long long)r, devs[d], op_names[op],
+                       percentile(lat, pages, 500) * 1e6, percentile(lat, pages, 990) * 1e6,
+                       percentile(lat, pages, 999) * 1e6);
             }
         }
         fflush(stdout);

@@ -18,7 +18,8 @@
 
 static void usage(FILE* out) {
     fprintf(out,
-            "usage: ozram-genl-dump [--as-nobody] [--extra-attr] COMMAND [ID]\n"
+            "usage: ozram-genl-dump [--as-nobody] [--extra-attr] [--reserved] [--stray-flags]\n"
+            "                       COMMAND [ID]\n"
             "Talks to the ozram generic netlink family.\n"
             "  devices          dump the devices, one line each:\n"
             "                   id=N name=ozramN disksize=BYTES initstate=0|1\n"
@@ -28,6 +29,8 @@ static void usage(FILE* out) {
             "  reset-stats [ID] reset the event counters (needs CAP_NET_ADMIN)\n"
             "  --as-nobody      switch to uid and gid 65534 before opening the socket\n"
             "  --extra-attr     also send an attribute the kernel must refuse\n"
+            "  --reserved       set the reserved byte of the genetlink header\n"
+            "  --stray-flags    set NLM_F_APPEND, meaningless to a request\n"
             "The last line printed is OK or the errno name of the failure (e.g. EPERM).\n"
             "Exit status: 0 on success, 1 when the kernel refused, 2 on usage error.\n");
 }
@@ -44,6 +47,8 @@ static const char* const stat_names[OZRAM_ATTR_MAX + 1] = {
     [OZRAM_ATTR_PAGES_COMPACTED] = "pages_compacted",
     [OZRAM_ATTR_HUGE_PAGES] = "huge_pages",
     [OZRAM_ATTR_HUGE_PAGES_SINCE] = "huge_pages_since",
+    [OZRAM_ATTR_PAGES_RECOMPRESSED] = "pages_recompressed",
+    [OZRAM_ATTR_RECOMPRESS_SAVED] = "recompress_saved",
     [OZRAM_ATTR_FAILED_READS] = "failed_reads",
     [OZRAM_ATTR_FAILED_WRITES] = "failed_writes",
     [OZRAM_ATTR_INVALID_IO] = "invalid_io",
@@ -68,6 +73,8 @@ struct request {
     int dev_id; /* -1: none */
     int dump;
     int extra_attr;
+    int reserved;    /* genlmsghdr.reserved, which must be 0 */
+    int stray_flags; /* an nlmsg_flags bit no request may carry */
 };
 
 /* The errno the kernel answered with, 0 if none. */
@@ -168,11 +175,14 @@ static int run(const struct request* req) {
     }
 
     msg = nlmsg_alloc();
-    if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, req->dump ? NLM_F_DUMP : 0,
+    if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
+                             (req->dump ? NLM_F_DUMP : 0) | (req->stray_flags ? NLM_F_APPEND : 0),
                              req->cmd, OZRAM_GENL_VERSION)) {
         err = ENOMEM;
         goto out;
     }
+    if (req->reserved)
+        ((struct genlmsghdr*)nlmsg_data(nlmsg_hdr(msg)))->reserved = 1;
     if (req->dev_id >= 0 && nla_put_u32(msg, OZRAM_ATTR_DEV_ID, (uint32_t)req->dev_id) < 0) {
         err = ENOMEM;
         goto out;
@@ -215,6 +225,10 @@ int main(int argc, char** argv) {
             nobody = 1;
         } else if (!strcmp(argv[argi], "--extra-attr")) {
             req.extra_attr = 1;
+        } else if (!strcmp(argv[argi], "--reserved")) {
+            req.reserved = 1;
+        } else if (!strcmp(argv[argi], "--stray-flags")) {
+            req.stray_flags = 1;
         } else {
             usage(stderr);
             return 2;

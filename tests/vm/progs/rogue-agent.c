@@ -4,8 +4,10 @@
  * it is given with completions that are wrong in every way the kernel must
  * catch: slot ids out of range, stale generations, lengths beyond the
  * output area, unknown encodings and flags, positive statuses, LZ4 that
- * decodes to other bytes or not at all, RAW pages with a flipped byte,
- * same-filled pages with the wrong word, and CQ tail jumps.  Unknown flag
+ * decodes to other bytes or not at all, same-filled pages with the wrong
+ * word, and CQ tail jumps.  RAW answers whose output slot holds a page
+ * with a flipped byte, or nothing, must still read back right: the kernel
+ * stores its staged copy of a RAW page.  Unknown flag
  * bits and stale generations ride on otherwise honest RAW completions, so
  * that only the flags or the generation can get them refused.  A few
  * completions are honest (RAW copies of the staged page, with and without
@@ -413,7 +415,7 @@ int main(int argc, char** argv) {
                     memcpy(out, staging + (size_t)e.slot * h.page_size, h.page_size);
                     out[e.generation % h.page_size] ^= 0x5a;
                     c.encoding = OZRAM_RING_ENC_RAW;
-                    c.length = h.page_size;
+                    c.length = (e.slot & 1) ? 0 : h.page_size;
                     break;
                 case WRONG_FILL:
                     memcpy(&c.fill, staging + (size_t)e.slot * h.page_size, sizeof(c.fill));
@@ -494,11 +496,10 @@ int main(int argc, char** argv) {
         failed = 1;
 
     /*
-     * Leave a scribbled header page and SQ tail behind: the next agent must
-     * find them as the kernel wrote them.
+     * Leave a scribbled SQ tail behind (the header page is read-only: see
+     * ring-holder write-header): the next agent must find the queues as the
+     * kernel left them.
      */
-    ((struct ozram_ring_header*)rw)->magic = 0xdeadbeefU;
-    ((struct ozram_ring_header*)rw)->slots = 0;
     ctrl->sq_tail.value += 12345;
     /* The file is released only when no mapping holds it any more. */
     munmap(staging, h.staging.size);

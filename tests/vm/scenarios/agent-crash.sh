@@ -12,15 +12,6 @@ D=$(dev 0)
 ram_mb=$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
 hog_mb=$((ram_mb * 3 / 2))
 
-wait_detached() {
-	i=0
-	while agent_attached; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "the module still reports an agent after 10 s"
-		sleep 0.1
-	done
-}
-
 dev_setup 0 512M
 mkswap $D >/dev/null || fail "mkswap failed"
 swapon $D || fail "swapon failed"

@@ -69,7 +69,7 @@ check_eq "$(($(nl_field kernel_lz4) + $(nl_field agent_cpu) + $(nl_field agent_g
 # Every ring number that backend_stat shows, netlink carries, with the
 # same value: both are made from one list.
 ring_keys=$(sed -n 's/^ring_\([a-z_]*\): .*/\1/p' $S/backend_stat)
-check_eq "$(echo $ring_keys | wc -w)" 12 "backend_stat shows the ring's twelve numbers"
+check_eq "$(echo $ring_keys | wc -w)" 13 "backend_stat shows the ring's thirteen numbers"
 for f in $ring_keys; do
 	check_eq "$(nl_field ring.$f)" "$(backend_field ring_$f)" "netlink ring.$f = backend_stat ring_$f"
 	check_eq "$(nl_field ring.$f)" 0 "ring.$f without a ring"
@@ -104,6 +104,12 @@ expect_errno ENODEV $NL stats 200
 expect_errno ENODEV $NL compact 200
 expect_errno ERANGE $NL stats 100000
 expect_errno EINVAL $NL --extra-attr stats 0
+# The genetlink header is checked too, on every command.
+expect_errno EINVAL $NL --reserved stats 0
+expect_errno EINVAL $NL --reserved devices
+expect_errno EINVAL $NL --reserved compact 0
+expect_errno EINVAL $NL --stray-flags stats 0
+expect_errno EINVAL $NL --stray-flags devices
 
 step "hot-added devices appear in GET_DEVICES and in the totals"
 id=$(cat $CONTROL/hot_add)

@@ -83,10 +83,10 @@ step "the JSON has exactly the documented keys, well formed"
 json_keys /tmp/s.json | tr '\n' ' ' >/tmp/keys.txt
 check_eq "$(cat /tmp/keys.txt)" "dev_id dev_name disksize initstate orig_data_size \
 compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages \
-huge_pages_since failed_reads failed_writes invalid_io notify_free writestall miss_free \
+huge_pages_since pages_recompressed recompress_saved failed_reads failed_writes invalid_io notify_free writestall miss_free \
 pages_kernel_lz4 pages_agent_cpu pages_agent_gpu pages_same_filled pages_huge agent_state \
 agent_pid ring submitted completed rejected timeouts inline_fallbacks batches occupancy stale \
-verify_failures agent_errors drained deferred " "key set and order"
+verify_failures agent_errors drained deferred unsupported " "key set and order"
 check_eq "$(tr -cd '{' </tmp/s.json | wc -c) $(tr -cd '}' </tmp/s.json | wc -c)" "2 2" \
 	"balanced braces"
 # Every member is "key":value with value a number, a string, null or {.

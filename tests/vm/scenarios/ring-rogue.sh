@@ -2,10 +2,11 @@
 # A hostile agent (progs/rogue-agent.c) attaches to /dev/ozram-ring and
 # answers every page with a wrong completion: slot ids out of range, stale
 # generations, impossible lengths, unknown encodings and flags, LZ4 that
-# decodes to other bytes or not at all, RAW and same-filled answers that do
-# not match the page, huge CQ tail jumps.  Then two runs of one kind each:
-# correct pages with unknown flag bits (all rejected), and correct LZ4 pages
-# with the GPU flag (all counted as agent_gpu).  The kernel must survive (the
+# decodes to other bytes or not at all, same-filled answers that do
+# not match the page, huge CQ tail jumps.  Then runs of one kind each:
+# correct pages with unknown flag bits (all rejected), RAW answers whose
+# output holds wrong bytes or none (all stored from the staged copy), and
+# correct LZ4 pages with the GPU flag (all counted as agent_gpu).  The kernel must survive (the
 # harness fails the run on any oops or warning), reject and count them, and
 # keep every byte written before and during the attack.
 # A second open must fail with EBUSY, staging must stay read-only, read()
@@ -15,15 +16,6 @@
 
 S=$(sysdir 0)
 D=$(dev 0)
-
-wait_attached() {
-	i=0
-	until agent_attached; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "the rogue agent did not attach"
-		sleep 0.1
-	done
-}
 
 readback() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
 
@@ -37,7 +29,7 @@ dd if=/tmp/before.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed
 step "the rogue attaches"
 rogue-agent --seconds 15 --check-hup >/tmp/rogue.log 2>&1 &
 rogue=$!
-wait_attached
+wait_attached "the rogue agent"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
 
 step "data written and read while the rogue answers"
@@ -88,7 +80,7 @@ done
 step "a second, short rogue run (a CQ tail jump in its first batch)"
 rogue-agent --seconds 2 >/tmp/rogue2.log 2>&1 &
 rogue=$!
-wait_attached
+wait_attached "the rogue agent"
 dd if=/tmp/during2.bin of=$D bs=1M seek=24 oflag=direct 2>/dev/null || fail "write failed"
 wait $rogue || fail "second rogue run failed: $(cat /tmp/rogue2.log)"
 check_eq "$(readback 24 4)" "$(md5 /tmp/during2.bin)" "data written during the second attack"
@@ -97,7 +89,7 @@ check_eq "$(readback 24 4)" "$(md5 /tmp/during2.bin)" "data written during the s
 rogue_kind_run() {
 	rogue-agent --seconds 2 --no-jump --kind "$3" >/tmp/rogue-$3.log 2>&1 &
 	rogue=$!
-	wait_attached
+	wait_attached "the rogue agent"
 	dd if="$1" of=$D bs=1M seek="$2" oflag=direct 2>/dev/null || fail "write failed"
 	wait $rogue || fail "rogue run ($3) failed: $(cat /tmp/rogue-$3.log)"
 	cat /tmp/rogue-$3.log
@@ -129,6 +121,17 @@ check_cmp "$(( $(backend_field ring_stale) - stale ))" -ge "$sent" "ring_stale g
 check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
 check_eq "$(readback 36 4)" "$(md5 /tmp/stale.bin)" "data answered with stale generations"
 note "huge before $huge, after $(backend_field huge): the kernel compressed these pages itself"
+
+step "RAW answers with other bytes or none: the kernel stores its staged copy"
+completed=$(backend_field ring_completed)
+failures=$(backend_field ring_verify_failures)
+# Random pages: the kernel would store them raw too.
+pagegen --pages 1024 --kind random --seed 43 >/tmp/raw.bin
+rogue_kind_run /tmp/raw.bin 44 wrong_raw
+sent=$(sed -n 's/^rogue-agent: sent wrong_raw=//p' /tmp/rogue-wrong_raw.log)
+check_cmp "$(( $(backend_field ring_completed) - completed ))" -ge "$sent" "ring_completed grew by every RAW answer"
+check_eq "$(backend_field ring_verify_failures)" "$failures" "ring_verify_failures (RAW bytes are never read)"
+check_eq "$(readback 44 4)" "$(md5 /tmp/raw.bin)" "data answered RAW with wrong bytes"
 
 step "correct pages with the GPU flag are counted as agent_gpu"
 completed=$(backend_field ring_completed)

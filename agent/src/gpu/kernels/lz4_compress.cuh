@@ -22,15 +22,15 @@ inline constexpr unsigned HASH_ENTRIES = 1u << HASH_LOG;
 
 // The compressor's per-warp shared memory (12 KiB).
 struct CompressScratch {
-    alignas(16) std::uint8_t page[PAGE_BYTES];
+    alignas(16) std::uint8_t page[PAGE_SIZE];
     std::uint16_t hash_table[HASH_ENTRIES];
 };
 
 namespace detail {
 
 // Last position a match may start at, and the end a match may not pass.
-inline constexpr std::uint32_t MATCH_START_LIMIT = PAGE_BYTES - lz4::MF_LIMIT;
-inline constexpr std::uint32_t MATCH_END_LIMIT = PAGE_BYTES - lz4::LAST_LITERALS;
+inline constexpr std::uint32_t MATCH_START_LIMIT = PAGE_SIZE - lz4::MF_LIMIT;
+inline constexpr std::uint32_t MATCH_END_LIMIT = PAGE_SIZE - lz4::LAST_LITERALS;
 
 // liblz4's multiplicative hash of 4 bytes.
 OZRAM_KERNEL_FN std::uint32_t hash4(std::uint32_t sequence) {
@@ -210,13 +210,13 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, CompressScratch& scratch, Bl
         });
         warp.sync();
     }
-    return put_sequence(warp, block, page + anchor, PAGE_BYTES - anchor, 0, 0);
+    return put_sequence(warp, block, page + anchor, PAGE_SIZE - anchor, 0, 0);
 }
 
 // Copies the page from global memory into shared memory, 8 bytes per lane.
 OZRAM_KERNEL_FN void load_page(const Warp& warp, const std::uint8_t* src, std::uint8_t* dst) {
     warp.each([&](Lane l) {
-        for (std::uint32_t i = 8 * l.id; i < PAGE_BYTES; i += 8 * WARP_SIZE)
+        for (std::uint32_t i = 8 * l.id; i < PAGE_SIZE; i += 8 * WARP_SIZE)
             store_u64_aligned(dst + i, load_u64_aligned(src + i));
     });
     warp.sync();
@@ -226,7 +226,7 @@ OZRAM_KERNEL_FN void load_page(const Warp& warp, const std::uint8_t* src, std::u
 OZRAM_KERNEL_FN bool same_filled(const Warp& warp, const std::uint8_t* page, std::uint64_t& word) {
     const std::uint64_t first = load_u64_aligned(page);
     const LaneMask differs = warp.ballot([&](Lane l) {
-        for (std::uint32_t i = 8 * l.id; i < PAGE_BYTES; i += 8 * WARP_SIZE) {
+        for (std::uint32_t i = 8 * l.id; i < PAGE_SIZE; i += 8 * WARP_SIZE) {
             if (load_u64_aligned(page + i) != first)
                 return true;
         }
@@ -238,27 +238,27 @@ OZRAM_KERNEL_FN bool same_filled(const Warp& warp, const std::uint8_t* page, std
 
 }  // namespace detail
 
-// Compresses the page at `src` (8-byte aligned) into the PAGE_BYTES slot at
+// Compresses the page at `src` (8-byte aligned) into the PAGE_SIZE slot at
 // `out` (8-byte aligned) and describes it in `descriptor`: same-filled pages
-// get their word and no bytes; pages whose LZ4 block would take
-// huge_threshold bytes or more are stored raw (the page copied to the slot).
+// get their word and no bytes; pages whose LZ4 block would be longer than
+// huge_threshold bytes (the largest block kept) are stored raw (the page
+// copied to the slot).
 OZRAM_KERNEL_FN void compress_page(const Warp& warp, CompressScratch& scratch,
                                    const std::uint8_t* src, std::uint8_t* out,
                                    PageDescriptor& descriptor, std::uint32_t huge_threshold) {
     detail::load_page(warp, src, scratch.page);
 
-    PageDescriptor result{0, 0, PAGE_LZ4, PAGE_OK, 0};
+    PageDescriptor result{0, 0, PageEncoding::Lz4, PAGE_OK, 0};
     if (detail::same_filled(warp, scratch.page, result.fill_word)) {
-        result.code = PAGE_SAME_FILLED;
+        result.encoding = PageEncoding::SameFilled;
     } else {
-        const std::uint32_t below_threshold = huge_threshold == 0 ? 0 : huge_threshold - 1;
-        detail::BlockWriter block{out, 0,
-                                  below_threshold < PAGE_BYTES ? below_threshold : PAGE_BYTES};
+        detail::BlockWriter block{
+            out, 0, huge_threshold < PAGE_SIZE ? huge_threshold : std::uint32_t{PAGE_SIZE}};
         if (detail::encode_block(warp, scratch, block)) {
             result.size = block.size;
         } else {
-            result.code = PAGE_RAW;
-            result.size = PAGE_BYTES;
+            result.encoding = PageEncoding::Raw;
+            result.size = std::uint32_t{PAGE_SIZE};
             detail::load_page(warp, scratch.page, out);
         }
     }

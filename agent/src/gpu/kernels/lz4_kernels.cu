@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(COMPRESS_THREADS)
     const std::uint64_t page = std::uint64_t{blockIdx.x} * COMPRESS_WARPS_PER_BLOCK + warp;
     if (page >= count)
         return;  // the whole warp leaves together
-    compress_page(Warp{}, scratch[warp], pages + page * PAGE_BYTES, slots + page * PAGE_BYTES,
+    compress_page(Warp{}, scratch[warp], pages + page * PAGE_SIZE, slots + page * PAGE_SIZE,
                   descriptors[page], huge_threshold);
 }
 
@@ -32,8 +32,8 @@ __global__ void __launch_bounds__(DECOMPRESS_THREADS)
     const std::uint64_t page = std::uint64_t{blockIdx.x} * DECOMPRESS_WARPS_PER_BLOCK + warp;
     if (page >= count)
         return;
-    decompress_page(Warp{}, scratch[warp], slots + page * PAGE_BYTES, descriptors[page],
-                    pages + page * PAGE_BYTES);
+    decompress_page(Warp{}, scratch[warp], slots + page * PAGE_SIZE, descriptors[page],
+                    pages + page * PAGE_SIZE);
 }
 
 std::uint32_t blocks_for(std::uint32_t count, std::uint32_t warps_per_block) {

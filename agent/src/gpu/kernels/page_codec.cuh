@@ -1,34 +1,31 @@
 // What the page kernels exchange with the host: one descriptor per page, and
 // the constants of the LZ4 block format that both directions obey.
+//
+// Pages are ozram::PAGE_SIZE bytes and their forms ozram::PageEncoding, the
+// names the rest of the library uses (ozram/page.hpp).
 #pragma once
 
 #include <cstdint>
 
+#include "ozram/page.hpp"
+
 namespace ozram::kernels {
-
-inline constexpr std::uint32_t PAGE_BYTES = 4096;
-
-// How a page is stored; same values, in the same order, as ozram::PageEncoding.
-enum PageCode : std::uint8_t {
-    PAGE_LZ4 = 0,
-    PAGE_RAW = 1,
-    PAGE_SAME_FILLED = 2,
-};
 
 // Whether the kernel could do its job for the page.
 enum PageStatus : std::uint8_t {
     PAGE_OK = 0,
-    PAGE_CORRUPT = 1,         // decompression: not a valid LZ4 block of exactly PAGE_BYTES
+    PAGE_CORRUPT = 1,         // decompression: not a valid LZ4 block of exactly PAGE_SIZE
     PAGE_BAD_DESCRIPTOR = 2,  // decompression: unknown encoding or impossible size
 };
 
 // 16 bytes, one per page of a batch.  The compression kernel writes every
-// field; the decompression kernel reads code/size/fill_word and writes status.
+// field; the decompression kernel reads encoding/size/fill_word and writes
+// status.
 struct PageDescriptor {
-    std::uint64_t fill_word;  // PAGE_SAME_FILLED: the repeated 64-bit word
-    std::uint32_t size;       // payload bytes: 0, the LZ4 block size, or PAGE_BYTES
-    std::uint8_t code;        // a PageCode
-    std::uint8_t status;      // a PageStatus
+    std::uint64_t fill_word;  // PageEncoding::SameFilled: the repeated 64-bit word
+    std::uint32_t size;       // payload bytes: 0, the LZ4 block size, or PAGE_SIZE
+    PageEncoding encoding;
+    std::uint8_t status;  // a PageStatus
     std::uint16_t reserved;
 };
 static_assert(sizeof(PageDescriptor) == 16);

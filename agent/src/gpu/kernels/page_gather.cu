@@ -12,9 +12,9 @@ namespace ozram::kernels {
 namespace {
 
 constexpr std::uint32_t GATHER_THREADS = GATHER_WARPS_PER_BLOCK * WARP_SIZE;
-constexpr unsigned VECTORS_PER_PAGE = PAGE_BYTES / sizeof(uint4);
+constexpr unsigned VECTORS_PER_PAGE = PAGE_SIZE / sizeof(uint4);
 constexpr unsigned VECTORS_PER_LANE = VECTORS_PER_PAGE / WARP_SIZE;
-static_assert(VECTORS_PER_LANE * WARP_SIZE * sizeof(uint4) == PAGE_BYTES);
+static_assert(VECTORS_PER_LANE * WARP_SIZE * sizeof(uint4) == PAGE_SIZE);
 
 __global__ void __launch_bounds__(GATHER_THREADS)
     gather_pages_kernel(const std::uint64_t* __restrict__ sources, std::uint8_t* __restrict__ pages,
@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(GATHER_THREADS)
     if (page >= count)
         return;
     const auto* from = reinterpret_cast<const uint4*>(sources[page]);
-    auto* to = reinterpret_cast<uint4*>(pages + page * PAGE_BYTES);
+    auto* to = reinterpret_cast<uint4*>(pages + page * PAGE_SIZE);
     uint4 in_flight[VECTORS_PER_LANE];
 #pragma unroll
     for (unsigned k = 0; k < VECTORS_PER_LANE; ++k)

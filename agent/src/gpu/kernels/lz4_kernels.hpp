@@ -1,5 +1,5 @@
 // Host entry points of the LZ4 page kernels (lz4_kernels.cu): one warp per
-// page, pages and slots PAGE_BYTES apart in device memory.
+// page, pages and slots PAGE_SIZE apart in device memory.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,13 +17,14 @@ namespace ozram::kernels {
 inline constexpr unsigned COMPRESS_WARPS_PER_BLOCK = 4;
 inline constexpr unsigned DECOMPRESS_WARPS_PER_BLOCK = 4;
 
-// Compresses pages[i * PAGE_BYTES, +PAGE_BYTES) into slots[i * PAGE_BYTES, ...)
-// and descriptors[i], for i < count.  Returns the launch error, if any.
+// Compresses pages[i * PAGE_SIZE, +PAGE_SIZE) into slots[i * PAGE_SIZE, ...)
+// and descriptors[i], for i < count; an LZ4 block longer than huge_threshold
+// bytes is stored raw.  Returns the launch error, if any.
 cudaError_t launch_compress_pages(const std::uint8_t* pages, std::uint8_t* slots,
                                   PageDescriptor* descriptors, std::uint32_t count,
                                   std::uint32_t huge_threshold, cudaStream_t stream);
 
-// Restores pages[i] from slots[i] and descriptors[i] (code, size, fill_word)
+// Restores pages[i] from slots[i] and descriptors[i] (encoding, size, fill_word)
 // and sets descriptors[i].status, for i < count.
 cudaError_t launch_decompress_pages(const std::uint8_t* slots, PageDescriptor* descriptors,
                                     std::uint8_t* pages, std::uint32_t count, cudaStream_t stream);

@@ -1,0 +1,64 @@
+// LZ4 and LZ4HC blocks with liblz4: both are the LZ4 block format, which the
+// kernel's lz4 and lz4hc algorithms decode alike.
+#include <lz4.h>
+#include <lz4hc.h>
+
+#include <climits>
+
+#include "cpu/codecs.hpp"
+
+namespace ozram::codecs {
+namespace {
+
+static_assert(LZ4_COMPRESSBOUND(PAGE_SIZE) <= BLOCK_BOUND);
+
+class Lz4Codec final : public BlockCodec {
+  public:
+    explicit Lz4Codec(int acceleration) : acceleration_(acceleration) {}
+    std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
+        // The state is reused for every page: no allocation.
+        const int length = LZ4_compress_fast_extState(
+            &state_, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(dst),
+            static_cast<int>(PAGE_SIZE), static_cast<int>(BLOCK_BOUND), acceleration_);
+        return length > 0 ? static_cast<std::size_t>(length) : 0;
+    }
+
+  private:
+    LZ4_stream_t state_{};
+    int acceleration_;
+};
+
+// The kernel's lz4hc compresses at LZ4HC_DEFAULT_CLEVEL, liblz4's default.
+class Lz4hcCodec final : public BlockCodec {
+  public:
+    std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
+        const int length = LZ4_compress_HC_extStateHC(
+            &state_, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(dst),
+            static_cast<int>(PAGE_SIZE), static_cast<int>(BLOCK_BOUND), LZ4HC_CLEVEL_DEFAULT);
+        return length > 0 ? static_cast<std::size_t>(length) : 0;
+    }
+
+  private:
+    LZ4_streamHC_t state_{};
+};
+
+}  // namespace
+
+std::unique_ptr<BlockCodec> make_lz4(int acceleration) {
+    return std::make_unique<Lz4Codec>(acceleration);
+}
+
+std::unique_ptr<BlockCodec> make_lz4hc() {
+    return std::make_unique<Lz4hcCodec>();
+}
+
+bool decompress_lz4(const std::uint8_t* src, std::size_t len, std::uint8_t* page) {
+    if (len == 0 || len > INT_MAX) {
+        return false;
+    }
+    return LZ4_decompress_safe(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(page),
+                               static_cast<int>(len),
+                               static_cast<int>(PAGE_SIZE)) == static_cast<int>(PAGE_SIZE);
+}
+
+}  // namespace ozram::codecs

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the data path's files, ozram_io.c, ozram_io_recomp.c and
+ * ozram_io_idle.c: together the only code that writes a device's slot
+ * table.  Nothing else includes it.
+ */
+#ifndef OZRAM_IO_INTERNAL_H
+#define OZRAM_IO_INTERNAL_H
+
+#include <linux/gfp.h>
+#include <linux/mm_types.h>
+#include <linux/types.h>
+
+struct ozram;
+
+/* zsmalloc flags for allocations that must not sleep. */
+#define OZRAM_GFP_NOWAIT (__GFP_KSWAPD_RECLAIM | __GFP_NOWARN | \
+			  __GFP_HIGHMEM | __GFP_MOVABLE)
+/* zsmalloc flags for allocations that may reclaim. */
+#define OZRAM_GFP_WAIT (GFP_NOIO | __GFP_HIGHMEM | __GFP_MOVABLE)
+
+/* Drops whatever slot @index holds; slot lock held. */
+void ozram_free_slot(struct ozram *oz, u32 index);
+/* Reads the stored object of slot @index into @page; slot lock held. */
+int ozram_read_object(struct ozram *oz, u32 index, struct page *page);
+
+#endif /* OZRAM_IO_INTERNAL_H */

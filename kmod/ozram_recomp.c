@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram recompression: zram's recompress, done by the agent in batches.
+ *
+ * A write to recompress picks the stored pages it selects, one algorithm
+ * priority after the other, and decodes each into a bounce page.  With an
+ * agent that compresses the algorithm, the page goes through the offload
+ * ring like a written page, but the device slot keeps its object: the
+ * result replaces it only if the slot still holds what was picked and the
+ * result saves memory (ozram_recomp_store() in ozram_io.c).  Without one,
+ * or for a page the agent fails, the kernel compresses it itself, as
+ * zram's loop does.  The writer waits for the last of its pages, so it
+ * returns when the work is done, as with zram.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include "ozram_drv.h"
+#include "ozram_io.h"
+#include "ozram_recomp.h"
+#include "ozram_ring_api.h"
+
+/*
+ * One write to recompress, for the pages of one algorithm priority.  The
+ * batch lives on the writer's stack: whoever hands it a result does so
+ * under its lock, and the writer takes the lock to see the last one, so
+ * no one touches the batch once the writer has returned.
+ */
+struct ozram_recomp_batch {
+	struct ozram *oz;
+	const struct ozram_recomp_params *params;
+	u32 prio;
+	bool mark;		/* the last algorithm: mark what does not shrink */
+	spinlock_t lock;	/* in_flight, returned, redo */
+	u32 in_flight;		/* pages the agent has */
+	u32 returned;		/* results handed back so far */
+	wait_queue_head_t wait;
+	unsigned long *redo;	/* pages the agent failed: the kernel's now */
+};
+
+struct ozram *ozram_recomp_device(const struct ozram_recomp_batch *batch)
+{
+	return batch->oz;
+}
+
+u32 ozram_recomp_priority(const struct ozram_recomp_batch *batch)
+{
+	return batch->prio;
+}
+
+int ozram_recomp_parse(struct ozram *oz, char *args,
+		       struct ozram_recomp_params *p)
+{
+	bool type_set = false, threshold_set = false, max_set = false;
+	char *param, *val, *algo = NULL;
+	int prio = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->max_pages = U64_MAX;
+	args = skip_spaces(args);
+	while (*args) {
+		args = next_arg(args, &param, &val);
+		if (!val || !*val)
+			return -EINVAL;
+		if (!strcmp(param, "type") && !type_set) {
+			if (!strcmp(val, "idle"))
+				p->mode = OZRAM_RECOMP_IDLE;
+			else if (!strcmp(val, "huge"))
+				p->mode = OZRAM_RECOMP_HUGE;
+			else if (!strcmp(val, "huge_idle"))
+				p->mode = OZRAM_RECOMP_IDLE | OZRAM_RECOMP_HUGE;
+			else
+				return -EINVAL;
+			type_set = true;
+		} else if (!strcmp(param, "threshold") && !threshold_set) {
+			if (kstrtouint(val, 10, &p->threshold) ||
+			    p->threshold >= ozram_huge_class_size)
+				return -EINVAL;
+			threshold_set = true;
+		} else if (!strcmp(param, "max_pages") && !max_set) {
+			if (kstrtoull(val, 10, &p->max_pages))
+				return -EINVAL;
+			max_set = true;
+		} else if (!strcmp(param, "algo") && !algo) {
+			algo = val;
+		} else if (!strcmp(param, "priority") && prio < 0) {
+			if (kstrtoint(val, 10, &prio) || prio <= OZRAM_PRIMARY_COMP ||
+			    prio >= OZRAM_MAX_COMPS)
+				return -EINVAL;
+		} else {
+			return -EINVAL;
+		}
+	}
+
+	if (algo && prio < 0) {
+		for (prio = OZRAM_PRIMARY_COMP + 1; prio < OZRAM_MAX_COMPS; prio++)
+			if (!strcmp(oz->comp_names[prio], algo))
+				break;
+	}
+	if (prio < 0) {
+		p->prio_min = OZRAM_PRIMARY_COMP + 1;
+		p->prio_max = OZRAM_MAX_COMPS;
+		return 0;
+	}
+	/* A named algorithm must be one the device has, at that priority. */
+	if (prio >= OZRAM_MAX_COMPS || !oz->comps[prio] ||
+	    (algo && strcmp(oz->comp_names[prio], algo)))
+		return -EINVAL;
+	p->prio_min = prio;
+	p->prio_max = prio + 1;
+	p->explicit_target = true;
+	return 0;
+}
+
+void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
+			 const void *buf, unsigned int len, int source)
+{
+	struct ozram *oz = batch->oz;
+	int ret = -EIO;
+
+	if (buf)
+		ret = ozram_recomp_store(oz, index, buf, len, batch->prio,
+					 source, batch->params->threshold,
+					 batch->mark);
+	else
+		ozram_recomp_abandon(oz, index);
+	spin_lock_irq(&batch->lock);
+	/* Not stored for want of memory or by the agent's fault: redo it. */
+	if (ret == -EIO || ret == -ENOMEM)
+		__set_bit(index, batch->redo);
+	batch->in_flight--;
+	batch->returned++;
+	wake_up(&batch->wait);
+	spin_unlock_irq(&batch->lock);
+}
+
+/*
+ * The kernel recompresses a picked page itself.  The output is copied out
+ * of the per-CPU stream, so that preemption is back on while the slot is
+ * updated.
+ */
+static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
+				struct page *page, void *copy)
+{
+	unsigned int len = 0;
+	int ret;
+
+	ret = ozram_comp_compress_copy(batch->oz->comps[batch->prio], page,
+				       copy, PAGE_SIZE, &len);
+	if (ret || len >= PAGE_SIZE)
+		len = PAGE_SIZE;	/* did not compress: kept, and marked */
+	ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
+			   OZRAM_SRC_KERNEL, batch->params->threshold,
+			   batch->mark);
+}
+
+/*
+ * Hands a picked page to the agent.  The batch keeps to half the ring, so
+ * that written pages still find room, and waits for one of its own pages
+ * when the ring is full.  Return: false when the kernel must do it (no
+ * agent, an algorithm it does not do, or a ring full of other work).
+ */
+static bool ozram_recomp_offload(struct ozram_recomp_batch *batch, u32 index,
+				 struct page *page)
+{
+	u32 limit = max_t(u32, ozram_ring_capacity() / 2, 1), seen;
+	int algorithm = batch->oz->ring_algs[batch->prio];
+	int ret;
+
+	for (;;) {
+		spin_lock_irq(&batch->lock);
+		wait_event_lock_irq(batch->wait, batch->in_flight < limit,
+				    batch->lock);
+		batch->in_flight++;
+		spin_unlock_irq(&batch->lock);
+
+		ret = ozram_ring_stage_recompress(batch, index, page,
+						  algorithm);
+		if (!ret)
+			return true;
+
+		spin_lock_irq(&batch->lock);
+		batch->in_flight--;
+		if (ret != -EBUSY || !batch->in_flight) {
+			spin_unlock_irq(&batch->lock);
+			return false;
+		}
+		/* Full, and some of it ours: wait for one to come back. */
+		seen = batch->returned;
+		wait_event_lock_irq(batch->wait, batch->returned != seen,
+				    batch->lock);
+		spin_unlock_irq(&batch->lock);
+	}
+}
+
+/* One pass: the pages @p selects, for the algorithm of priority @prio. */
+static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
+			     struct page *page, void *copy, u64 *tried)
+{
+	const struct ozram_recomp_params *p = batch->params;
+	struct ozram *oz = batch->oz;
+	u32 nr = oz->disksize >> PAGE_SHIFT, index;
+	int ret = 0;
+
+	for (index = 0; index < nr && *tried < p->max_pages; index++) {
+		ret = ozram_recomp_pick(oz, index, p, batch->prio, page);
+		if (ret <= 0)
+			continue;
+		++*tried;
+		if (!ozram_recomp_offload(batch, index, page))
+			ozram_recomp_inline(batch, index, page, copy);
+		cond_resched();
+	}
+	/* Under the lock: the last result is handed back completely. */
+	spin_lock_irq(&batch->lock);
+	wait_event_lock_irq(batch->wait, !batch->in_flight, batch->lock);
+	spin_unlock_irq(&batch->lock);
+
+	/* What the agent failed, the kernel does now. */
+	for_each_set_bit(index, batch->redo, nr) {
+		if (ozram_recomp_pick(oz, index, p, batch->prio, page) > 0)
+			ozram_recomp_inline(batch, index, page, copy);
+		cond_resched();
+	}
+	return 0;
+}
+
+int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p)
+{
+	struct ozram_recomp_batch batch = { .oz = oz, .params = p };
+	u32 nr = oz->disksize >> PAGE_SHIFT, prio, last = 0;
+	struct page *page;
+	u64 tried = 0;
+	void *copy;
+	int ret = 0;
+
+	for (prio = p->prio_min; prio < p->prio_max; prio++)
+		if (oz->comps[prio])
+			last = prio;
+	if (!last)
+		return 0;	/* no recompression algorithm: nothing to do */
+
+	page = alloc_page(GFP_KERNEL);
+	copy = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	batch.redo = bitmap_zalloc(nr, GFP_KERNEL);
+	if (!page || !copy || !batch.redo) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	spin_lock_init(&batch.lock);
+	init_waitqueue_head(&batch.wait);
+	for (prio = p->prio_min; prio <= last && !ret; prio++) {
+		if (!oz->comps[prio])
+			continue;
+		batch.prio = prio;
+		batch.mark = prio == last && !p->explicit_target;
+		bitmap_zero(batch.redo, nr);
+		ret = ozram_recomp_pass(&batch, page, copy, &tried);
+	}
+out:
+	bitmap_free(batch.redo);
+	kfree(copy);
+	if (page)
+		__free_page(page);
+	return ret;
+}

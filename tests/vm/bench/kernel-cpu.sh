@@ -1,0 +1,117 @@
+# vm: --mem 1024 --agent cpu --timeout 1500
+# Kernel CPU per stored page: 4 x 64 MiB of compressible text written with
+# O_DIRECT to stock zram (lz4), to ozram without an agent, and to ozram with
+# the agent (verify=1, the default), five rounds of each, the order rotating
+# per round.  The cost of a round is the system, irq and softirq time of all
+# CPUs (/proc/stat) from the first write until the device holds every page
+# (no page left staged), minus the system time of the agent's own process
+# (/proc/PID/stat), divided by the pages written: what the host pays in the
+# kernel when the agent's compression runs elsewhere, as on a GPU.  The
+# agent's own system and user time per page are printed beside it, and the
+# kernel's cost of one page through the ring, estimated from the pages that
+# went inline at the rate without an agent.  The module checks and commits
+# the agent's results inside the agent's OZRAM_RING_IOC_COMPLETE, which
+# counts as the agent's system time: the figure without it is a lower
+# bound, the one with all of it ("with the agent's system time") an upper
+# bound of the module's own cost.  Every
+# round reads every byte back.  Prints medians and ratios to zram; the
+# target (issue "make the offload pay") is ozram with the agent <= 0.5x zram.
+# Run: tests/vm/run --mem 1024 --agent cpu --timeout 1500 \
+#          --script tests/vm/bench/kernel-cpu.sh
+FILES=4
+PAGES=16384 # per file: 64 MiB
+ROUNDS=5
+
+load_module lz4
+load_module zram num_devices=1
+for i in $(seq 1 $FILES); do
+	pagegen --pages $PAGES --kind text --seed $((60 + i)) >/tmp/text$i.bin
+done
+sums=$(cat /tmp/text*.bin | md5sum | cut -d' ' -f1)
+
+# kernel_ticks: system + irq + softirq of all CPUs, in USER_HZ ticks.
+kernel_ticks() { awk '$1 == "cpu" { print $4 + $7 + $8 }' /proc/stat; }
+# agent_ticks FIELD: the agent's utime (14) or stime (15), 0 without one.
+agent_ticks() {
+	pid=$(agent_pid)
+	if [ -n "$pid" ]; then awk -v f="$1" '{ print $f }' "/proc/$pid/stat"; else echo 0; fi
+}
+
+# settled: waits until ozram0 holds no staged page.  Reads backend_stat
+# with the shell's own read, polling every 0.2 s: a forked poller would add
+# its own system time to the measurement.
+settled() {
+	while :; do
+		staged=
+		while read -r name value; do
+			[ "$name" = staged: ] && staged=$value
+		done </sys/block/ozram0/backend_stat
+		[ "$staged" = 0 ] && return 0
+		sleep 0.2
+	done
+}
+
+# round zram|ozram|agent: one measured round; appends
+# "WHO KERNEL_US_PER_PAGE AGENT_SYS_US AGENT_USER_US RING_PAGES".
+round() {
+	who=$1
+	case $who in
+	zram) d=zram0 && stop_agent ;;
+	ozram) d=ozram0 && stop_agent ;;
+	agent) d=ozram0 && { start_agent >/dev/null || fail "no agent"; } ;;
+	esac
+	[ $who = zram ] && sysfs_set /sys/block/zram0/comp_algorithm lz4
+	sysfs_set /sys/block/$d/disksize $((FILES * 64 + 16))M
+	submitted=0
+	[ $d = ozram0 ] && submitted=$(backend_field ring_submitted)
+	sync
+	k0=$(kernel_ticks) s0=$(agent_ticks 15) u0=$(agent_ticks 14)
+	i=0
+	for f in /tmp/text*.bin; do
+		dd if=$f of=/dev/$d bs=1M seek=$((i * 64)) oflag=direct 2>/dev/null || fail "write to $d failed"
+		i=$((i + 1))
+	done
+	[ $d = ozram0 ] && settled
+	k1=$(kernel_ticks) s1=$(agent_ticks 15) u1=$(agent_ticks 14)
+	ring=0
+	[ $d = ozram0 ] && ring=$(($(backend_field ring_submitted) - submitted))
+	check_eq "$(dd if=/dev/$d bs=1M count=$((FILES * 64)) iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$sums" "every byte on $d ($who)"
+	pages=$((FILES * PAGES))
+	# One tick is 10 ms: 10000 us.
+	us() { awk -v t="$1" -v p=$pages 'BEGIN { printf "%.2f", t * 10000 / p }'; }
+	kernel=$(us $((k1 - k0 - (s1 - s0))))
+	echo "KERNEL-CPU $who: $kernel us/page in the kernel, agent $(us $((s1 - s0))) us/page system" \
+		"+ $(us $((u1 - u0))) us/page user, $ring of $pages pages through the ring"
+	echo "$who $kernel $(us $((s1 - s0))) $(us $((u1 - u0))) $ring" >>/tmp/rounds
+	sysfs_set /sys/block/$d/reset 1
+}
+
+start_agent >/dev/null || fail "no agent" # it calibrates once, outside the rounds
+for r in $(seq 1 $ROUNDS); do
+	case $((r % 3)) in
+	1) round zram && round ozram && round agent ;;
+	2) round ozram && round agent && round zram ;;
+	0) round agent && round zram && round ozram ;;
+	esac
+done
+
+# median WHO COLUMN
+median() {
+	awk -v w="$1" -v c="$2" '$1 == w { print $c }' /tmp/rounds | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+z=$(median zram 2)
+o=$(median ozram 2)
+a=$(median agent 2)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+sys=$(median agent 3)
+upper=$(awk -v a=$a -v s=$sys 'BEGIN { printf "%.2f", a + s }')
+echo "KERNEL-CPU median us/page: zram $z, ozram $o ($(ratio $o $z)x), ozram with the agent $a ($(ratio $a $z)x)," \
+	"with the agent's system time $upper ($(ratio $upper $z)x)"
+ring=$(median agent 5)
+# The ring pages' own cost: what the agent's rounds cost beyond the pages
+# compressed inline, at the no-agent rate.
+ring_cost=$(awk -v a=$a -v o=$o -v n=$((FILES * PAGES)) -v r=$ring \
+	'BEGIN { if (r > 0) printf "%.2f", (a * n - (n - r) * o) / r; else print "-" }')
+echo "KERNEL-CPU agent median us/page: system $(median agent 3), user $(median agent 4); ring pages $ring of $((FILES * PAGES)), each costing the kernel about $ring_cost us"

@@ -1,0 +1,51 @@
+# vm: --mem 384
+# comp_algorithm lists and takes zram's algorithms, with zram's format and
+# errnos; every algorithm stores and returns every byte, through the agent
+# when one is attached; the choice survives a reset.  Runs on stock zram
+# too (DEV=zram), which lists deflate only when selected.
+
+S=$(sysdir 0)
+D=$(dev 0)
+
+step "the list and the default"
+list=$(cat $S/comp_algorithm)
+note "comp_algorithm: '$list'"
+for a in lzo lzo-rle lz4 lz4hc zstd; do
+	echo " $list " | tr -d '[]' | grep -q " $a " || fail "$a is not offered"
+done
+if [ "$DEV" = ozram ]; then
+	check_eq "$list" "lzo lzo-rle [lz4] lz4hc zstd deflate " "comp_algorithm before any choice"
+fi
+
+step "unknown names and initialised devices are refused"
+expect_errno EINVAL sysfs-write $S/comp_algorithm foo
+expect_errno EINVAL sysfs-write $S/comp_algorithm ""
+expect_errno EINVAL sysfs-write $S/comp_algorithm "lz4 zstd"
+expect_errno EINVAL sysfs-write $S/comp_algorithm aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+pagegen --pages 2048 --seed 81 >/tmp/mixed.bin
+sum=$(md5 /tmp/mixed.bin)
+
+for a in lzo lzo-rle lz4 lz4hc zstd deflate; do
+	step "$a stores every byte"
+	expect_errno OK sysfs-write $S/comp_algorithm $a
+	echo 16M >$S/disksize || fail "disksize with $a"
+	check_eq "$(cat $S/comp_algorithm | grep -o '\[[a-z0-9-]*\]')" "[$a]" "selected"
+	expect_errno EBUSY sysfs-write $S/comp_algorithm lz4
+	dd if=/tmp/mixed.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write with $a"
+	check_eq "$(dd if=$D bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$sum" \
+		"read back with $a, maybe while staged"
+	ring_settle 0
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	check_eq "$(dd if=$D bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$sum" \
+		"read back with $a"
+	echo "$a $(stat_field $S/mm_stat compr_data_size)" >>/tmp/sizes
+	[ "$DEV" = ozram ] && note "backend_stat: $(tr '\n' ' ' <$S/backend_stat | cut -c1-200)"
+	sysfs_set $S/reset 1
+	check_eq "$(cat $S/comp_algorithm | grep -o '\[[a-z0-9-]*\]')" "[$a]" "the choice after a reset"
+done
+cat /tmp/sizes
+lz4=$(awk '$1 == "lz4" { print $2 }' /tmp/sizes)
+zstd=$(awk '$1 == "zstd" { print $2 }' /tmp/sizes)
+check_cmp "$zstd" -lt "$lz4" "zstd stores fewer bytes than lz4"
+sysfs_set $S/comp_algorithm lz4

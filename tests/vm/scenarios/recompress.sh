@@ -1,0 +1,150 @@
+# vm: --mem 512 --agent cpu --timeout 900
+# vm-zram: no Debian's 6.1 zram has no recompression (zram offers it from 6.2)
+# zram's recompression ABI (recomp_algorithm, recompress) with zram's
+# errnos, then 64 MiB of idle LZ4 pages recompressed with zstd three
+# times: by the kernel's own loop (no agent), through the agent, and
+# through an agent killed in the middle.  Every byte reads back each time,
+# mm_stat's compressed size falls by exactly the bytes it reports saved,
+# and the three end within 1 % of each other.  type=huge, threshold= and
+# max_pages= select what zram's do.  The times are measured by
+# tests/vm/bench/recompress.sh, not here.
+
+[ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
+S=$(sysdir 0)
+D=$(dev 0)
+PAGES=16384
+# Idle LZ4 pages recompressed with zstd, the case zram's users ask for.
+FROM=lz4
+TO=zstd
+
+pagegen --pages $PAGES --kind text --seed 91 >/tmp/text.bin
+sum=$(md5 /tmp/text.bin)
+
+step "recomp_algorithm: zram's syntax and errnos, before initialisation"
+check_eq "$(cat $S/recomp_algorithm)" "" "recomp_algorithm before any choice"
+while read -r args; do
+	expect_errno EINVAL sysfs-write $S/recomp_algorithm "$args"
+done <<ARGS
+zstd
+algo=foo
+algo=zstd priority=0
+algo=zstd priority=4
+algo=zstd priority=x
+algo=zstd color=blue
+algo=
+ARGS
+expect_errno EINVAL sysfs-write $S/recompress "type=idle"
+sysfs_set $S/recomp_algorithm "algo=zstd"
+sysfs_set $S/recomp_algorithm "algo=lz4hc priority=2"
+check_eq "$(cat $S/recomp_algorithm)" "#1: lzo lzo-rle lz4 lz4hc [zstd] deflate 
+#2: lzo lzo-rle lz4 [lz4hc] zstd deflate " "recomp_algorithm lists each priority"
+sysfs_set $S/reset 1
+check_eq "$(cat $S/recomp_algorithm)" "" "recomp_algorithm after a reset, as zram's"
+
+fill() { fill_idle $FROM $TO /tmp/text.bin; }
+
+# recompressed WHAT: checks every byte and the accounting of a finished
+# recompression, and appends "PAGES SAVED" to /tmp/results.
+recompressed() {
+	check_eq "$(dd if=$D bs=1M count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$sum" "every byte after $1"
+	pages=$(stat_field $S/mm_stat pages_recompressed)
+	saved=$(stat_field $S/mm_stat recompress_saved)
+	check_eq "$(($(stat_field $S/mm_stat compr_data_size) + saved))" "$compr_before" \
+		"compr_data_size + recompress_saved after $1"
+	check_eq "$(backend_field recompressed)" "$pages" "backend_stat recompressed after $1"
+	check_cmp "$pages" -gt $((PAGES / 2)) "pages recompressed by $1"
+	note "$1: $pages pages recompressed, $saved bytes saved"
+	echo "$pages $saved" >>/tmp/results
+}
+
+step "recompress: zram's syntax and errnos, on an initialised device"
+stop_agent
+fill
+compr_before=$(stat_field $S/mm_stat compr_data_size)
+expect_errno EBUSY sysfs-write $S/recomp_algorithm "algo=lz4hc"
+while read -r args; do
+	expect_errno EINVAL sysfs-write $S/recompress "$args"
+done <<ARGS
+type=cold
+threshold=4096
+algo=lz4hc
+priority=2
+max_pages=-1
+type=idle type=huge
+ARGS
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" 0 "nothing recompressed by refused writes"
+
+step "max_pages and threshold"
+sysfs_set $S/recompress "type=idle max_pages=100"
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" 100 "pages recompressed with max_pages=100"
+# Every text page is picked (64 bytes or more), and none gets below 64.
+sysfs_set $S/recompress "type=idle threshold=64"
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" 100 "pages recompressed with threshold=64"
+sysfs_set $S/reset 1
+
+step "the kernel's own loop, no agent"
+fill
+compr_before=$(stat_field $S/mm_stat compr_data_size)
+sysfs_set $S/recompress "type=idle"
+recompressed "the kernel"
+check_eq "$(backend_field agent_cpu)" 0 "pages the agent compressed without an agent"
+step "pages no longer idle are not recompressed again"
+sysfs_set $S/recompress "type=idle"
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" "$pages" "pages recompressed after a second pass"
+sysfs_set $S/reset 1
+
+step "through the agent"
+start_agent || fail "cannot start ozramd"
+fill
+compr_before=$(stat_field $S/mm_stat compr_data_size)
+completed=$(backend_field ring_completed)
+sysfs_set $S/recompress "type=idle"
+check_cmp $(($(backend_field ring_completed) - completed)) -ge $((PAGES * 9 / 10)) \
+	"pages the agent recompressed"
+check_eq "$(backend_field ring_verify_failures)" 0 "ring_verify_failures"
+recompressed "the agent"
+sysfs_set $S/reset 1
+
+step "through an agent killed in the middle"
+fill
+compr_before=$(stat_field $S/mm_stat compr_data_size)
+submitted=$(backend_field ring_submitted)
+sysfs-write $S/recompress "type=idle" >/tmp/recompress.out 2>&1 &
+writer=$!
+i=0
+while [ "$(backend_field ring_submitted)" -lt $((submitted + 2000)) ]; do
+	i=$((i + 1))
+	[ $i -le 600 ] || fail "the recompression did not reach the agent in 60 s"
+	sleep 0.1
+done
+kill -KILL "$(agent_pid)"
+rm -f $OZRAMD_PIDFILE
+note "killed with $(($(backend_field ring_submitted) - submitted)) pages submitted"
+wait $writer
+check_eq "$(tail -n 1 /tmp/recompress.out)" OK "the write to recompress"
+wait_detached
+recompressed "the killed agent"
+sysfs_set $S/reset 1
+
+step "the three saved the same bytes, within 1 %"
+cat /tmp/results
+awk 'NR == 1 { p = $1; s = $2 }
+     { if ($1 * 100 < p * 99 || $1 * 100 > p * 101 || $2 * 100 < s * 99 || $2 * 100 > s * 101) bad++ }
+     END { exit bad }' /tmp/results || fail "pages or bytes differ by more than 1 %"
+note "ok: within 1 %"
+
+step "type=huge: pages stored raw stay raw when $TO cannot shrink them"
+start_agent || fail "cannot restart ozramd"
+sysfs_set $S/recomp_algorithm "algo=$TO"
+dev_setup 0 16M
+pagegen --pages 256 --kind random --seed 92 >/tmp/random.bin
+dd if=/tmp/random.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
+ring_settle 0
+huge=$(stat_field $S/mm_stat huge_pages)
+check_cmp "$huge" -eq 256 "random pages stored raw"
+sysfs_set $S/recompress "type=huge"
+check_eq "$(stat_field $S/mm_stat huge_pages)" "$huge" "huge pages after recompression"
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" 0 "random pages recompressed"
+check_eq "$(dd if=$D bs=1M count=1 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/random.bin)" "every random byte"
