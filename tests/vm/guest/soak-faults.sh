@@ -2,7 +2,7 @@
 # same time, each one fault after another: the agent's (killed, stopped,
 # restarted, replaced once by the rogue agent), hotplug on idle hot-added
 # devices (hot_add, hot_remove, reset), and maintenance of the busy devices
-# 0 to 3 (compact, mem_limit, idle, drop_caches).  So the agent can die
+# 0 to 3 (compact, mem_limit, idle, recompress, drop_caches).  So the agent can die
 # while a device is reset and another compacted, as on a real machine.
 #
 # Each group has a schedule drawn from the seed: every fault of the group
@@ -11,10 +11,9 @@
 # agent's 4 to 12 s).  A fault that comes late (the one before took long)
 # runs at once.  One function fault_NAME per fault.
 #
-# Extension point: writeback and recompression are faults to add once the
-# module has them: a function fault_writeback or fault_recompress here and
-# its name in a group below (maintenance: they act on busy devices); the
-# schedule, the counts and the summary follow.
+# Extension point: writeback is a fault to add once the module has it: a
+# function fault_writeback here and its name in a group below (maintenance:
+# it acts on busy devices); the schedule, the counts and the summary follow.
 # shellcheck shell=sh
 
 FAULTS_AGENT=''
@@ -22,7 +21,7 @@ if [ "${AGENT:-none}" = cpu ]; then
 	FAULTS_AGENT="agent_kill agent_stop agent_term rogue_agent"
 fi
 FAULTS_HOTPLUG="hot_add hot_remove reset"
-FAULTS_MAINTENANCE="compact mem_limit idle drop_caches"
+FAULTS_MAINTENANCE="compact mem_limit idle recompress drop_caches"
 # Every fault, for soak.sh's summary.
 # shellcheck disable=SC2034
 FAULTS="$FAULTS_AGENT $FAULTS_HOTPLUG $FAULTS_MAINTENANCE"
@@ -218,6 +217,18 @@ fault_idle() {
 	FAULT_NOTE=$(dev "$R")
 	r=$(sysfs-write "$(sysdir "$R")/idle" all)
 	[ "$r" = OK ] || soak_fail "idle of $(dev "$R"): $r"
+}
+
+# Recompresses the idle pages (one time in three the huge ones) of a busy
+# device with zstd while the load writes to it and the agent may die.
+fault_recompress() {
+	# shellcheck disable=SC2086
+	pick $BUSY_DEVICES
+	d=$R
+	pick idle idle huge
+	FAULT_NOTE="$(dev "$d") type=$R"
+	r=$(sysfs-write "$(sysdir "$d")/recompress" "type=$R")
+	[ "$r" = OK ] || soak_fail "recompress of $(dev "$d"): $r"
 }
 
 fault_drop_caches() {

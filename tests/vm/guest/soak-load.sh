@@ -17,6 +17,10 @@ EXT4_MB=128
 MNT=/mnt/soak
 
 load_setup() {
+	# The algorithm the recompress fault recompresses with (soak-faults.sh).
+	for d in 0 1 2 3; do
+		sysfs_set "$(sysdir $d)/recomp_algorithm" algo=zstd
+	done
 	dev_setup 0 ${FIO_MB}M
 	dev_setup 1 ${FIO_MB}M
 	dev_setup 2 ${EXT4_MB}M
