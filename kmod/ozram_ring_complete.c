@@ -18,6 +18,7 @@
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_latency.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_internal.h"
 
@@ -42,6 +43,8 @@ void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 		ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
 	else if (ret == -EAGAIN)
 		ozram_ring_defer(slot);
+	else if (!ret)
+		ozram_latency_record(owner->oz, OZRAM_LAT_RING, owner->staged_ns);
 }
 
 /* The result check's decoder: the algorithm the page is compressed with. */
@@ -104,6 +107,8 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 		ozram_ring_defer(ref->ring_slot);
 	else if (!ret)
 		ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
+	if (!ret)
+		ozram_latency_record(owner->oz, OZRAM_LAT_RING, owner->staged_ns);
 	return true;
 }
 

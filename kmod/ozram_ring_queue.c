@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_latency.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_mapping.h"
 
@@ -217,6 +218,7 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 {
 	struct ozram_ring_owner owner = {
 		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
+		.staged_ns = ozram_latency_start(),
 	};
 
 	return ozram_ring_post(&owner, page, algorithm, ref);
