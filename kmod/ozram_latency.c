@@ -10,12 +10,24 @@
  */
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/timekeeping.h>
 
 #include "ozram_drv.h"
 #include "ozram_latency.h"
+#include "ozram_trace.h"
+
+/*
+ * Off, the I/O path skips the clock reads and the counters: for measuring
+ * what they cost, or for the last nanoseconds.
+ */
+static bool latency_stats = true;
+module_param(latency_stats, bool, 0644);
+MODULE_PARM_DESC(latency_stats,
+		 "Record the latency histograms of latency_stat (default: 1)");
 
 struct ozram_latency {
 	u64 buckets[OZRAM_LAT_NR][OZRAM_LATENCY_BUCKETS];
@@ -48,15 +60,48 @@ static unsigned int ozram_latency_bucket(u64 ns)
 	return min_t(unsigned int, ilog2(ns), OZRAM_LATENCY_BUCKETS - 1);
 }
 
-void ozram_latency_record(struct ozram *oz, enum ozram_latency_op op,
-			  u64 start_ns)
+u64 ozram_latency_start(void)
 {
-	u64 now = ktime_get_ns();
-	/* The clock is monotonic; a start from another CPU is too. */
+	return READ_ONCE(latency_stats) ? ktime_get_ns() : 0;
+}
+
+static void ozram_latency_add(struct ozram *oz, enum ozram_latency_op op,
+			      u64 start_ns, u64 now)
+{
+	/* The clock is monotonic; a start taken on another CPU is too. */
 	u64 ns = now > start_ns ? now - start_ns : 0;
+
+	if (!start_ns)
+		return;
 
 	this_cpu_inc(oz->latency->buckets[op][ozram_latency_bucket(ns)]);
 	this_cpu_add(oz->latency->sum_ns[op], ns);
+}
+
+void ozram_latency_record(struct ozram *oz, enum ozram_latency_op op,
+			  u64 start_ns)
+{
+	if (start_ns)
+		ozram_latency_add(oz, op, start_ns, ktime_get_ns());
+}
+
+void ozram_latency_ring_stored(struct ozram *oz, u32 index, u32 slot,
+			       bool by_agent, u64 staged_ns)
+{
+	u64 now = staged_ns ? ktime_get_ns() : 0;
+
+	ozram_latency_add(oz, OZRAM_LAT_RING, staged_ns, now);
+	trace_ozram_store(oz->id, index, slot, by_agent,
+			  now > staged_ns ? now - staged_ns : 0);
+}
+
+void ozram_latency_ring_taken_back(struct ozram *oz, u32 index, u32 slot,
+				   bool drained, u64 staged_ns)
+{
+	u64 now = staged_ns ? ktime_get_ns() : 0;
+
+	trace_ozram_take_back(oz->id, index, slot, drained,
+			      now > staged_ns ? now - staged_ns : 0);
 }
 
 void ozram_latency_read(struct ozram *oz, enum ozram_latency_op op,

@@ -10,7 +10,6 @@
 #ifndef OZRAM_LATENCY_H
 #define OZRAM_LATENCY_H
 
-#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include <ozram_genl.h>
@@ -34,15 +33,27 @@ struct ozram_latency_hist {
 int ozram_latency_alloc(struct ozram *oz);
 void ozram_latency_free(struct ozram *oz);
 
-/* The start of a measured interval. */
-static inline u64 ozram_latency_start(void)
-{
-	return ktime_get_ns();
-}
+/*
+ * The start of a measured interval: the time in ns, or 0 while the
+ * latency_stats module parameter is off (nothing is recorded then).
+ */
+u64 ozram_latency_start(void);
 
-/* Counts the interval from @start_ns to now in @op's histogram. */
+/* Counts the interval from @start_ns (0: none) to now in @op's histogram. */
 void ozram_latency_record(struct ozram *oz, enum ozram_latency_op op,
 			  u64 start_ns);
+
+/*
+ * A page staged at @staged_ns in ring slot @slot for page @index of @oz:
+ * ozram_latency_ring_stored() when its result (@by_agent) or the kernel's
+ * compression of it is stored, which counts its round trip and traces
+ * ozram_store; ozram_latency_ring_taken_back() when it is taken back from
+ * the agent (by a timeout, or @drained at detach), which traces its age.
+ */
+void ozram_latency_ring_stored(struct ozram *oz, u32 index, u32 slot,
+			       bool by_agent, u64 staged_ns);
+void ozram_latency_ring_taken_back(struct ozram *oz, u32 index, u32 slot,
+				   bool drained, u64 staged_ns);
 
 /* Adds @oz's histogram of @op into @hist (so that totals can sum). */
 void ozram_latency_read(struct ozram *oz, enum ozram_latency_op op,
