@@ -138,13 +138,12 @@ int latency(const CommandLine& line) {
         }
         std::string out;
         for (const StatsRecord& record : records) {
-            if (line.json) {
-                out += (out.empty() ? "" : ",") + json_latency(record);
-            } else {
-                out += (out.empty() ? "" : "\n") +
-                       text_latency(record.dev_name.empty() ? "total" : record.dev_name,
-                                    record.latency);
+            if (!out.empty()) {
+                out += line.json ? ',' : '\n';
             }
+            out += line.json ? json_latency(record)
+                             : text_latency(record.dev_name.empty() ? "total" : record.dev_name,
+                                            record.latency);
         }
         if (line.json) {
             return with_newline(line.device ? out : "{\"devices\":[" + out + "]}");

@@ -173,7 +173,10 @@ std::string json_latency_members(const LatencyRecord& latency) {
         }
         out += ",\"buckets\":[";
         for (std::size_t i = 0; i < hist->buckets.size(); ++i) {
-            out += (i ? "," : "") + std::to_string(hist->buckets[i]);
+            if (i != 0) {
+                out += ',';
+            }
+            out += std::to_string(hist->buckets[i]);
         }
         out += "]}";
     }

@@ -32,8 +32,9 @@ int write_all(int fd, std::string_view text) {
 void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     const std::filesystem::path target = dir / TEXTFILE_NAME;
     // A name the collector ignores (no ".prom" ending), unique per process.
-    const std::filesystem::path temporary =
-        dir / ("." + std::string(TEXTFILE_NAME) + "." + std::to_string(getpid()) + ".tmp");
+    std::string hidden(1, '.');
+    hidden.append(TEXTFILE_NAME).append(".").append(std::to_string(getpid())).append(".tmp");
+    const std::filesystem::path temporary = dir / hidden;
     const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         throw ozram::Error(errno, "cannot create " + temporary.string());

@@ -52,7 +52,9 @@ std::string address_text(const sockaddr_storage& address) {
         const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
         inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof host);
         port = ntohs(v6->sin6_port);
-        return "[" + std::string(host) + "]:" + std::to_string(port);
+        std::string text(1, '[');
+        text.append(host).append("]:").append(std::to_string(port));
+        return text;
     }
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
     inet_ntop(AF_INET, &v4->sin_addr, host, sizeof host);
