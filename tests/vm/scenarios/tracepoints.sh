@@ -1,4 +1,4 @@
-# vm: --mem 384 --agent cpu --with /usr/bin/perf
+# vm: --mem 384 --agent cpu --program /usr/bin/perf
 # vm-zram: no stock zram has no ozram tracepoints
 # The ozram tracepoints, recorded with perf in the guest over a workload that
 # makes each of them fire: pages staged for ozramd, its completions and
@@ -9,7 +9,7 @@
 # verify-failure events must number exactly what backend_stat counted.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
-command -v perf >/dev/null || fail "perf is not in the VM (tests/vm/run --with)"
+command -v perf >/dev/null || fail "perf is not in the VM (tests/vm/run --program)"
 
 S=$(sysdir 0)
 D=$(dev 0)
