@@ -21,15 +21,17 @@ target_link_libraries(ozram_ring PUBLIC Threads::Threads rt lz4_static)
 
 # The daemon as a library, so that the tests drive its loop in-process.
 add_library(ozramd_core STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/agent_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/compressor_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/cost_model_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/drain_loop.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/log.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/metrics_server.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/process.cpp)
 target_include_directories(ozramd_core PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src/daemon)
-target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core ozram_cli)
+target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core ozram_cli ozram_metrics)
 
 add_executable(ozramd ${CMAKE_CURRENT_LIST_DIR}/src/daemon/main.cpp)
 target_compile_definitions(ozramd PRIVATE OZRAM_VERSION="${PROJECT_VERSION}")

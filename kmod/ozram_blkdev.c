@@ -17,6 +17,7 @@
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_latency.h"
 
 /*
  * Part of a page: decode the page whole into a bounce page, then copy the
@@ -83,6 +84,7 @@ static void ozram_bio_discard(struct ozram *oz, struct bio *bio)
 static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
 			 unsigned int offset, bool is_write)
 {
+	u64 start = ozram_latency_start();
 	int ret;
 
 	atomic64_inc(is_write ? &oz->stats.num_writes : &oz->stats.num_reads);
@@ -95,6 +97,8 @@ static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
 	if (!is_write)
 		flush_dcache_page(bvec->bv_page);
 	ozram_mark_accessed(oz, index);
+	ozram_latency_record(oz, is_write ? OZRAM_LAT_WRITE : OZRAM_LAT_READ,
+			     start);
 
 	if (unlikely(ret))
 		atomic64_inc(is_write ? &oz->stats.failed_writes :

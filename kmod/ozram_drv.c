@@ -24,6 +24,7 @@
 #include "ozram_comp.h"
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_latency.h"
 #include "ozram_ring_api.h"
 
 static DEFINE_IDR(ozram_index_idr);
@@ -149,6 +150,7 @@ void ozram_reset_device(struct ozram *oz)
 	ozram_meta_free(oz, oz->disksize);
 	oz->disksize = 0;
 	memset(&oz->stats, 0, sizeof(oz->stats));
+	ozram_latency_reset(oz);
 	/* As zram: the device's algorithm stays, recompression ones go. */
 	memset(oz->comp_names[OZRAM_PRIMARY_COMP + 1], 0,
 	       sizeof(oz->comp_names) - sizeof(oz->comp_names[0]));
@@ -213,6 +215,9 @@ int ozram_add(void)
 		goto out_free_dev;
 	id = ret;
 	oz->id = id;
+	ret = ozram_latency_alloc(oz);
+	if (ret)
+		goto out_free_idr;
 	init_rwsem(&oz->init_lock);
 	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
 		sizeof(oz->comp_names[0]));
@@ -254,6 +259,7 @@ int ozram_add(void)
 out_put_disk:
 	put_disk(oz->disk);
 out_free_idr:
+	ozram_latency_free(oz);
 	idr_remove(&ozram_index_idr, id);
 out_free_dev:
 	kfree(oz);
@@ -289,6 +295,7 @@ int ozram_remove(struct ozram *oz)
 	/* disksize may have been written between the reset and here. */
 	ozram_reset_device(oz);
 	put_disk(oz->disk);
+	ozram_latency_free(oz);
 	kfree(oz);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #define OZRAM_SECTORS_PER_LOGICAL_BLOCK \
 	(1 << (OZRAM_LOGICAL_BLOCK_SHIFT - SECTOR_SHIFT))
 
+struct ozram_latency;
 struct ozram_slot;
 
 struct ozram {
@@ -40,6 +41,8 @@ struct ozram {
 	/* Most zsmalloc pages this device may use, 0 for no limit. */
 	unsigned long limit_pages;
 	struct ozram_stats stats;
+	/* Latency histograms, per CPU (ozram_latency.c). */
+	struct ozram_latency __percpu *latency;
 	/*
 	 * The algorithms by priority, set before initialisation; an empty
 	 * name is no algorithm.  The streams exist while initialised.

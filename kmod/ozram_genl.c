@@ -12,6 +12,7 @@
 #include <net/genetlink.h>
 
 #include "ozram_drv.h"
+#include "ozram_latency.h"
 #include <ozram_genl.h>
 
 static struct genl_family ozram_genl_family;
@@ -82,6 +83,63 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 	return ozram_genl_put_ring(skb, s->ring);
 }
 
+/* Histograms of every operation, summed over the devices given. */
+struct ozram_genl_latency {
+	struct ozram_latency_hist ops[OZRAM_LAT_NR];
+};
+
+static void ozram_genl_add_latency(struct ozram_genl_latency *lat,
+				   struct ozram *oz)
+{
+	int op;
+
+	for (op = 0; op < OZRAM_LAT_NR; op++)
+		ozram_latency_read(oz, op, &lat->ops[op]);
+}
+
+static int ozram_genl_put_hist(struct sk_buff *skb, int attr,
+			       const struct ozram_latency_hist *hist)
+{
+	struct nlattr *nest = nla_nest_start(skb, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, OZRAM_HIST_ATTR_COUNT, hist->count,
+			      OZRAM_HIST_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, OZRAM_HIST_ATTR_SUM_NS, hist->sum_ns,
+			      OZRAM_HIST_ATTR_PAD) ||
+	    nla_put(skb, OZRAM_HIST_ATTR_BUCKETS, sizeof(hist->buckets),
+		    hist->buckets)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int ozram_genl_put_latency(struct sk_buff *skb,
+				  const struct ozram_genl_latency *lat)
+{
+	static const int attrs[OZRAM_LAT_NR] = {
+		[OZRAM_LAT_WRITE] = OZRAM_LATENCY_ATTR_WRITE,
+		[OZRAM_LAT_READ] = OZRAM_LATENCY_ATTR_READ,
+		[OZRAM_LAT_RING] = OZRAM_LATENCY_ATTR_RING,
+	};
+	struct nlattr *nest = nla_nest_start(skb, OZRAM_ATTR_LATENCY);
+	int op;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (op = 0; op < OZRAM_LAT_NR; op++) {
+		if (ozram_genl_put_hist(skb, attrs[op], &lat->ops[op])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int ozram_genl_put_device(struct sk_buff *skb, struct ozram *oz,
 				 const struct ozram_snapshot *s)
 {
@@ -125,15 +183,21 @@ static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
 	struct ozram_snapshot total = {}, s;
+	struct ozram_genl_latency *lat;
 	struct sk_buff *msg;
 	struct ozram *oz;
 	u32 num_devices = 0;
 	int id, ret;
 	void *hdr;
 
+	/* Too large for the stack next to two snapshots. */
+	lat = kzalloc(sizeof(*lat), GFP_KERNEL);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
+	if (!lat || !msg) {
+		kfree(lat);
+		nlmsg_free(msg);
 		return -ENOMEM;
+	}
 	hdr = genlmsg_put_reply(msg, info, &ozram_genl_family, 0,
 				OZRAM_CMD_GET_STATS);
 	if (!hdr) {
@@ -152,6 +216,7 @@ static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 			goto out_free;
 		}
 		ozram_snapshot(oz, &s);
+		ozram_genl_add_latency(lat, oz);
 		ret = ozram_genl_put_device(msg, oz, &s);
 		if (!ret)
 			ret = ozram_genl_put_stats(msg, &s);
@@ -159,6 +224,7 @@ static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 		for (id = 0; (oz = ozram_next_device(&id)); id++) {
 			ozram_snapshot(oz, &s);
 			ozram_snapshot_add(&total, &s);
+			ozram_genl_add_latency(lat, oz);
 			num_devices++;
 		}
 		ret = nla_put_u32(msg, OZRAM_ATTR_NUM_DEVICES, num_devices);
@@ -168,13 +234,17 @@ static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 			ret = ozram_genl_put_stats(msg, &total);
 	}
 	ozram_devices_unlock();
+	if (!ret)
+		ret = ozram_genl_put_latency(msg, lat);
 	if (ret)
 		goto out_free;
 
+	kfree(lat);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
 out_free:
+	kfree(lat);
 	nlmsg_free(msg);
 	return ret;
 }

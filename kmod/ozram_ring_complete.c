@@ -18,6 +18,8 @@
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_latency.h"
+#include "ozram_trace.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_internal.h"
 
@@ -42,6 +44,9 @@ void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 		ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
 	else if (ret == -EAGAIN)
 		ozram_ring_defer(slot);
+	else if (!ret)
+		ozram_latency_ring_stored(owner->oz, owner->index, slot, false,
+					  owner->staged_ns);
 }
 
 /* The result check's decoder: the algorithm the page is compressed with. */
@@ -104,6 +109,9 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 		ozram_ring_defer(ref->ring_slot);
 	else if (!ret)
 		ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
+	if (!ret)
+		ozram_latency_ring_stored(owner->oz, owner->index, ref->ring_slot,
+					  true, owner->staged_ns);
 	return true;
 }
 
@@ -131,6 +139,8 @@ void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner
 					       ozram_ring_verify(),
 					       ozram_ring_decode,
 					       (void *)owner)) {
+			trace_ozram_verify_failure(owner->oz->id, owner->index,
+						   cqe);
 			ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
 			ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
 		} else if (cqe->encoding == OZRAM_RING_ENC_LZ4 ||
@@ -183,6 +193,7 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 	lockdep_assert_held(&r->reap_mutex);
 	spin_lock(&r->lock);
 	verdict = ozram_ring_slots_claim(&r->slots, cqe);
+	trace_ozram_complete(cqe, verdict);
 	if (verdict == OZRAM_RING_BAD_SLOT || verdict == OZRAM_RING_STALE) {
 		spin_unlock(&r->lock);
 		ozram_ring_count(verdict == OZRAM_RING_STALE ?
@@ -214,6 +225,7 @@ void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
 			ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
 			return;
 		}
+		trace_ozram_verify_failure(owner.oz->id, owner.index, cqe);
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);
 		ozram_ring_count(OZRAM_RING_STAT_VERIFY_FAILURES, 1);
 	}

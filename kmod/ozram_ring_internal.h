@@ -59,6 +59,7 @@ struct ozram_ring_owner {
 	struct ozram *oz;
 	u32 index;
 	u32 prio;	/* the device algorithm the page is compressed with */
+	u64 staged_ns;	/* when it was staged, for its round-trip latency */
 	/*
 	 * A page being recompressed: its device slot keeps its object and
 	 * knows nothing of the ring slot, and the result goes to the batch,

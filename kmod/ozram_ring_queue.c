@@ -20,6 +20,8 @@
 #include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_latency.h"
+#include "ozram_trace.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_mapping.h"
 
@@ -191,6 +193,7 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 		return -EBUSY;
 	}
 	r->owners[slot] = *owner;
+	r->owners[slot].staged_ns = ozram_latency_start();
 
 	src = kmap_local_page(page);
 	ozram_ring_write_staging(a, slot, src);
@@ -206,6 +209,7 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 
 	ref->ring_slot = slot;
 	ref->generation = gen;
+	trace_ozram_stage(owner->oz->id, owner->index, slot, gen, owner->batch);
 	ozram_ring_count(OZRAM_RING_STAT_SUBMITTED, 1);
 	wake_up_interruptible(&r->wait);
 	queue_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
@@ -218,8 +222,11 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 	struct ozram_ring_owner owner = {
 		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
 	};
+	int ret = ozram_ring_post(&owner, page, algorithm, ref);
 
-	return ozram_ring_post(&owner, page, algorithm, ref);
+	if (ret)
+		trace_ozram_fallback(oz->id, index, ret);
+	return ret;
 }
 
 int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,

@@ -14,7 +14,9 @@
 #include <linux/sched.h>
 
 #include "ozram_drv.h"
+#include "ozram_latency.h"
 #include "ozram_ring_internal.h"
+#include "ozram_trace.h"
 
 /*
  * In the agent's context storage that needs reclaim is not waited for: the
@@ -61,6 +63,9 @@ bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter)
 	for (slot = 0; slot < r->slots.nr; slot++) {
 		switch (ozram_ring_slots_take_back(&r->slots, slot, now, age)) {
 		case OZRAM_RING_TAKEN_BACK:
+			ozram_latency_ring_taken_back(r->owners[slot].oz,
+						      r->owners[slot].index, slot,
+						      all, r->owners[slot].staged_ns);
 			__set_bit(slot, r->to_store);
 			n++;
 			break;
@@ -72,6 +77,8 @@ bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter)
 		}
 	}
 	spin_unlock(&r->lock);
+	if (all)
+		trace_ozram_drain(n);
 	if (n) {
 		ozram_ring_count(counter, n);
 		queue_work(r->wq, &r->store_work);

@@ -7,6 +7,7 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
+#include "ozram_latency.h"
 #include "ozram_ring_api.h"
 
 const char *const ozram_ring_stat_keys[OZRAM_RING_NR_STATS] = {
@@ -128,6 +129,7 @@ void ozram_stats_reset_events(struct ozram *oz)
 	atomic64_set(&st->notify_free, 0);
 	atomic64_set(&st->writestall, 0);
 	atomic64_set(&st->miss_free, 0);
+	ozram_latency_reset(oz);
 	atomic_long_set(&st->max_used_pages,
 			ozram_init_done(oz) ?
 			zs_get_total_pages(oz->mem_pool) : 0);

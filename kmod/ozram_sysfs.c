@@ -18,6 +18,7 @@
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
+#include "ozram_latency.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_api.h"
 
@@ -468,6 +469,13 @@ static DEVICE_ATTR_RO(io_stat);
 static DEVICE_ATTR_RO(debug_stat);
 static DEVICE_ATTR_RO(backend_stat);
 
+static ssize_t latency_stat_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return ozram_latency_show(dev_to_ozram(dev), buf);
+}
+static DEVICE_ATTR_RO(latency_stat);
+
 static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_disksize.attr,
 	&dev_attr_initstate.attr,
@@ -484,6 +492,7 @@ static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_io_stat.attr,
 	&dev_attr_debug_stat.attr,
 	&dev_attr_backend_stat.attr,
+	&dev_attr_latency_stat.attr,
 	NULL,
 };
 

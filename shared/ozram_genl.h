@@ -97,6 +97,7 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_PAGES_STAGED,	/* u64: pages waiting in the offload ring */
 	OZRAM_ATTR_PAGES_RECOMPRESSED,	/* u64: pages stored recompressed */
 	OZRAM_ATTR_RECOMPRESS_SAVED,	/* u64 bytes: saved by recompression */
+	OZRAM_ATTR_LATENCY,		/* nest: enum ozram_latency_attr */
 
 	__OZRAM_ATTR_MAX,
 	OZRAM_ATTR_MAX = __OZRAM_ATTR_MAX - 1
@@ -115,6 +116,41 @@ enum ozram_ring_attr {
 
 	__OZRAM_RING_ATTR_MAX,
 	OZRAM_RING_ATTR_MAX = __OZRAM_RING_ATTR_MAX - 1
+};
+
+/*
+ * Latency histograms, nested in OZRAM_ATTR_LATENCY: one nest of enum
+ * ozram_hist_attr per operation.  A total over devices sums them.
+ */
+enum ozram_latency_attr {
+	OZRAM_LATENCY_ATTR_UNSPEC,
+	OZRAM_LATENCY_ATTR_PAD,
+	OZRAM_LATENCY_ATTR_WRITE,	/* a page written (to stored or staged) */
+	OZRAM_LATENCY_ATTR_READ,	/* a page read */
+	OZRAM_LATENCY_ATTR_RING,	/* a page staged until stored */
+
+	__OZRAM_LATENCY_ATTR_MAX,
+	OZRAM_LATENCY_ATTR_MAX = __OZRAM_LATENCY_ATTR_MAX - 1
+};
+
+/*
+ * One histogram of nanoseconds in log2 buckets: bucket i counts the
+ * intervals in [2^i, 2^(i+1)) ns (bucket 0 also those under 1 ns), the
+ * last bucket everything from 2^(n-1) ns on.  OZRAM_HIST_ATTR_BUCKETS is
+ * an array of u64 in host byte order whose length gives n (the module
+ * sends OZRAM_LATENCY_BUCKETS); a reader takes as many as it knows.
+ */
+#define OZRAM_LATENCY_BUCKETS	32
+
+enum ozram_hist_attr {
+	OZRAM_HIST_ATTR_UNSPEC,
+	OZRAM_HIST_ATTR_PAD,
+	OZRAM_HIST_ATTR_COUNT,		/* u64: intervals counted */
+	OZRAM_HIST_ATTR_SUM_NS,		/* u64: their total, ns */
+	OZRAM_HIST_ATTR_BUCKETS,	/* binary: u64[n], see above */
+
+	__OZRAM_HIST_ATTR_MAX,
+	OZRAM_HIST_ATTR_MAX = __OZRAM_HIST_ATTR_MAX - 1
 };
 
 enum ozram_agent_state {

@@ -15,19 +15,21 @@ struct SubcommandName {
 };
 
 constexpr SubcommandName SUBCOMMANDS[] = {
-    {"devices", Subcommand::devices}, {"stats", Subcommand::stats},
-    {"agent", Subcommand::agent},     {"reset-stats", Subcommand::reset_stats},
-    {"compact", Subcommand::compact}, {"setup", Subcommand::setup},
+    {"devices", Subcommand::devices},       {"stats", Subcommand::stats},
+    {"agent", Subcommand::agent},           {"reset-stats", Subcommand::reset_stats},
+    {"compact", Subcommand::compact},       {"setup", Subcommand::setup},
+    {"export", Subcommand::export_metrics}, {"latency", Subcommand::latency},
 };
 
 bool takes_device(Subcommand subcommand) {
     return subcommand == Subcommand::stats || subcommand == Subcommand::reset_stats ||
-           subcommand == Subcommand::compact || subcommand == Subcommand::setup;
+           subcommand == Subcommand::compact || subcommand == Subcommand::setup ||
+           subcommand == Subcommand::latency;
 }
 
 bool shows_stats(Subcommand subcommand) {
     return subcommand == Subcommand::devices || subcommand == Subcommand::stats ||
-           subcommand == Subcommand::agent;
+           subcommand == Subcommand::agent || subcommand == Subcommand::latency;
 }
 
 // Walks the arguments: options may come before or after the subcommand.
@@ -61,6 +63,16 @@ class Parser {
             flag(line_.json);
         } else if (name == "-b" || name == "--bytes") {
             flag(line_.bytes);
+        } else if (name == "--format") {
+            format(name, arguments_.value());
+        } else if (name == "--textfile") {
+            line_.textfile_dir = std::string(arguments_.value());
+            if (line_.textfile_dir->empty()) {
+                throw ozram::cli::bad_value(name, "a directory", "");
+            }
+        } else if (name == "--interval") {
+            line_.interval_seconds =
+                ozram::cli::parse_integer_option(name, arguments_.value(), 1U, 86400U);
         } else if (name == "--swap") {
             flag(line_.swap);
         } else if (name == "-w" || name == "--watch") {
@@ -72,6 +84,14 @@ class Parser {
             line_.priority = ozram::cli::parse_integer_option(name, arguments_.value(), -1, 32767);
         } else {
             arguments_.reject();
+        }
+    }
+
+    void format(std::string_view name, std::string_view value) {
+        line_.json = value == "json";
+        line_.prometheus = value == "prometheus";
+        if (value != "text" && !line_.json && !line_.prometheus) {
+            throw ozram::cli::bad_value(name, "text, json or prometheus", value);
         }
     }
 
@@ -118,8 +138,18 @@ class Parser {
         if ((line_.json || line_.bytes) && !shows_stats(sub)) {
             throw UsageError(std::string(line_.json ? "--json" : "--bytes") + where);
         }
-        if (line_.watch_seconds && sub != Subcommand::stats && sub != Subcommand::agent) {
+        if (line_.watch_seconds && sub != Subcommand::stats && sub != Subcommand::agent &&
+            sub != Subcommand::latency) {
             throw UsageError("--watch" + where);
+        }
+        if (line_.prometheus && sub != Subcommand::stats) {
+            throw UsageError("--format prometheus" + where);
+        }
+        if (sub != Subcommand::export_metrics && (line_.textfile_dir || line_.interval_seconds)) {
+            throw UsageError(std::string(line_.textfile_dir ? "--textfile" : "--interval") + where);
+        }
+        if (sub == Subcommand::export_metrics && !line_.textfile_dir) {
+            throw UsageError("export needs --textfile DIR");
         }
         if (sub != Subcommand::setup && (line_.size || line_.swap || line_.priority)) {
             throw UsageError(std::string(line_.size   ? "--size"
@@ -177,12 +207,15 @@ std::string usage_text(Subcommand subcommand) {
                    "  -j, --json    one JSON object\n"
                    "  -b, --bytes   sizes in bytes\n";
         case Subcommand::stats:
-            return "Usage: ozramctl stats [-j] [-b] [-w SECS] [DEV]\n"
+            return "Usage: ozramctl stats [-j | --format FMT] [-b] [-w SECS] [DEV]\n"
                    "Statistics of DEV (ozramN, /dev/ozramN or N), or of every device and\n"
                    "their total.\n"
-                   "  -j, --json        one JSON object (one per line with --watch)\n"
-                   "  -b, --bytes       sizes in bytes\n"
-                   "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
+                   "  -j, --json          one JSON object (one per line with --watch)\n"
+                   "      --format FMT    text (default), json, or prometheus: the\n"
+                   "                      Prometheus text format 0.0.4, metrics ozram_*\n"
+                   "                      with a device label\n"
+                   "  -b, --bytes         sizes in bytes\n"
+                   "  -w, --watch SECS    print again every SECS seconds until interrupted\n";
         case Subcommand::agent:
             return "Usage: ozramctl agent [-j] [-w SECS]\n"
                    "State of the compression agent (ozramd) and of the offload ring:\n"
@@ -206,6 +239,24 @@ std::string usage_text(Subcommand subcommand) {
                    "  -s, --size SIZE      disk size: bytes, or a number with K, M, G or T\n"
                    "      --swap           then run mkswap and swapon on it\n"
                    "  -p, --priority N     swap priority, -1..32767 (default: the kernel's)\n";
+        case Subcommand::export_metrics:
+            return "Usage: ozramctl export --textfile DIR [--interval SECS]\n"
+                   "Write the statistics of every device, in the Prometheus text format,\n"
+                   "to DIR/ozram.prom for node_exporter's textfile collector\n"
+                   "(--collector.textfile.directory=DIR).  The file is replaced\n"
+                   "atomically: written under a hidden name, then renamed.\n"
+                   "  --textfile DIR      the collector's directory\n"
+                   "  --interval SECS     write again every SECS seconds until interrupted\n"
+                   "                      (default: once)\n";
+        case Subcommand::latency:
+            return "Usage: ozramctl latency [-j] [-w SECS] [DEV]\n"
+                   "Latency of page writes, page reads and ring round trips (a page\n"
+                   "staged for the agent until it is stored) of DEV, or of every device\n"
+                   "and their total: count, mean, p50, p99 and p99.9, then the\n"
+                   "histograms.  Quantiles are estimated from log2 buckets (linearly\n"
+                   "within a bucket, as Prometheus's histogram_quantile).\n"
+                   "  -j, --json        one JSON object\n"
+                   "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
         case Subcommand::none:
             break;
     }
@@ -216,15 +267,19 @@ std::string usage_text(Subcommand subcommand) {
            "  devices                 list the devices\n"
            "  stats [DEV]             statistics of DEV, or of every device and the total\n"
            "  agent                   state of the compression agent and the ring\n"
+           "  latency [DEV]           write, read and ring latency: quantiles, histograms\n"
            "  reset-stats [DEV]       reset the event counters (needs CAP_NET_ADMIN)\n"
            "  compact [DEV]           compact the allocator (needs CAP_NET_ADMIN)\n"
            "  setup --size SIZE [--swap [--priority N]] [DEV]\n"
            "                          size a free device (or DEV), optionally as swap\n"
+           "  export --textfile DIR [--interval SECS]\n"
+           "                          metrics for node_exporter's textfile collector\n"
            "\n"
            "Options:\n"
-           "  -j, --json              JSON output (devices, stats, agent)\n"
+           "  -j, --json              JSON output (devices, stats, agent, latency)\n"
+           "      --format FMT        text, json or prometheus (stats)\n"
            "  -b, --bytes             sizes in bytes, not K/M/G\n"
-           "  -w, --watch SECS        repeat every SECS seconds (stats, agent)\n"
+           "  -w, --watch SECS        repeat every SECS seconds (stats, agent, latency)\n"
            "  -h, --help              this text; 'ozramctl COMMAND --help' for a command\n"
            "  -V, --version           the version\n"
            "\n"

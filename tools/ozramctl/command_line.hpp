@@ -10,13 +10,24 @@
 
 namespace ozramctl {
 
-enum class Subcommand { none, devices, stats, agent, reset_stats, compact, setup };
+enum class Subcommand {
+    none,
+    devices,
+    stats,
+    agent,
+    reset_stats,
+    compact,
+    setup,
+    export_metrics,  // "export"
+    latency,
+};
 
 struct CommandLine {
     Subcommand subcommand = Subcommand::none;
     bool help = false;                      // --help: of the subcommand when there is one
     bool version = false;                   // --version
-    bool json = false;                      // -j, --json
+    bool json = false;                      // -j, --json, --format json
+    bool prometheus = false;                // --format prometheus
     bool bytes = false;                     // -b, --bytes
     std::optional<unsigned> watch_seconds;  // -w, --watch SECS
     std::optional<std::uint32_t> device;    // DEV
@@ -24,6 +35,9 @@ struct CommandLine {
     std::optional<std::uint64_t> size;  // -s, --size SIZE
     bool swap = false;                  // --swap
     std::optional<int> priority;        // -p, --priority N (-1..32767)
+    // export
+    std::optional<std::string> textfile_dir;   // --textfile DIR
+    std::optional<unsigned> interval_seconds;  // --interval SECS
 };
 
 // "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.

@@ -9,7 +9,9 @@
 #include "device_setup.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
+#include "prometheus_output.hpp"
 #include "text_output.hpp"
+#include "textfile_export.hpp"
 
 namespace ozramctl {
 namespace {
@@ -25,27 +27,49 @@ void print(const std::string& text) {
     std::fflush(stdout);
 }
 
+// Runs `once` every `seconds` until SIGINT/SIGTERM (exit 0).
+int every(unsigned seconds, const std::function<void(bool first)>& once) {
+    struct sigaction action = {};
+    action.sa_handler = on_interrupt;  // no SA_RESTART: the sleep ends at once
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    for (bool first = true; !interrupted; first = false) {
+        once(first);
+        timespec delay = {static_cast<time_t>(seconds), 0};
+        while (!interrupted && nanosleep(&delay, &delay) != 0) {
+        }
+    }
+    return 0;
+}
+
 // Prints once, or every line.watch_seconds until SIGINT/SIGTERM (exit 0).
 int repeat(const CommandLine& line, const std::function<std::string()>& render) {
     if (!line.watch_seconds) {
         print(render());
         return 0;
     }
-    struct sigaction action = {};
-    action.sa_handler = on_interrupt;  // no SA_RESTART: the sleep ends at once
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    for (bool first = true; !interrupted; first = false) {
+    return every(*line.watch_seconds, [&](bool first) {
         const std::string text = render();
-        if (!line.json && !first) {
+        if (!line.json && !line.prometheus && !first) {
             print("\n");  // a blank line between two samples
         }
         print(text);
-        timespec delay = {static_cast<time_t>(*line.watch_seconds), 0};
-        while (!interrupted && nanosleep(&delay, &delay) != 0) {
-        }
+    });
+}
+
+// Every device's record, and the module's total.
+struct AllStats {
+    std::vector<StatsRecord> devices;
+    StatsRecord total;
+};
+
+AllStats all_stats(GenlClient& client) {
+    AllStats all;
+    for (const auto& device : client.devices()) {
+        all.devices.push_back(client.stats(device.dev_id));
     }
-    return 0;
+    all.total = client.stats(std::nullopt);
+    return all;
 }
 
 std::string with_newline(std::string json) {
@@ -66,22 +90,24 @@ int stats(const CommandLine& line) {
     return repeat(line, [&]() -> std::string {
         if (line.device) {
             auto record = client.stats(line.device);
+            if (line.prometheus) {
+                return prometheus_stats({record}, record);
+            }
             return line.json ? with_newline(json_stats(record)) : text_stats(record, options);
         }
         // Device by device, then the module's own total.
-        std::vector<StatsRecord> records;
-        for (const auto& device : client.devices()) {
-            records.push_back(client.stats(device.dev_id));
+        const AllStats all = all_stats(client);
+        if (line.prometheus) {
+            return prometheus_stats(all.devices, all.total);
         }
-        auto total = client.stats(std::nullopt);
         if (line.json) {
-            return with_newline(json_stats_all(records, total));
+            return with_newline(json_stats_all(all.devices, all.total));
         }
         std::string text;
-        for (const auto& record : records) {
+        for (const auto& record : all.devices) {
             text += text_stats(record, options);
         }
-        return text + text_stats(total, options);
+        return text + text_stats(all.total, options);
     });
 }
 
@@ -91,6 +117,38 @@ int agent(const CommandLine& line) {
     return repeat(line, [&]() -> std::string {
         auto total = client.stats(std::nullopt);
         return line.json ? with_newline(json_agent(total)) : text_agent(total, options);
+    });
+}
+
+std::string json_latency(const StatsRecord& record) {
+    const std::string name = record.dev_name.empty() ? "total" : record.dev_name;
+    return "{\"dev_name\":" + json_string(name) + ',' + json_latency_members(record.latency) + '}';
+}
+
+int latency(const CommandLine& line) {
+    GenlClient client;
+    return repeat(line, [&]() -> std::string {
+        std::vector<StatsRecord> records;
+        if (line.device) {
+            records.push_back(client.stats(line.device));
+        } else {
+            AllStats all = all_stats(client);
+            records = std::move(all.devices);
+            records.push_back(std::move(all.total));
+        }
+        std::string out;
+        for (const StatsRecord& record : records) {
+            if (!out.empty()) {
+                out += line.json ? ',' : '\n';
+            }
+            out += line.json ? json_latency(record)
+                             : text_latency(record.dev_name.empty() ? "total" : record.dev_name,
+                                            record.latency);
+        }
+        if (line.json) {
+            return with_newline(line.device ? out : "{\"devices\":[" + out + "]}");
+        }
+        return out;
     });
 }
 
@@ -104,6 +162,19 @@ int compact(const CommandLine& line) {
     GenlClient client;
     client.compact(line.device);
     return 0;
+}
+
+int export_metrics(const CommandLine& line) {
+    GenlClient client;
+    auto once = [&](bool) {
+        const AllStats all = all_stats(client);
+        write_textfile(*line.textfile_dir, prometheus_stats(all.devices, all.total));
+    };
+    if (!line.interval_seconds) {
+        once(true);
+        return 0;
+    }
+    return every(*line.interval_seconds, once);
 }
 
 int setup(const CommandLine& line) {
@@ -129,6 +200,10 @@ int run_command(const CommandLine& line) {
             return compact(line);
         case Subcommand::setup:
             return setup(line);
+        case Subcommand::export_metrics:
+            return export_metrics(line);
+        case Subcommand::latency:
+            return latency(line);
         case Subcommand::none:
             break;
     }

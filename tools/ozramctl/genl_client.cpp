@@ -36,6 +36,42 @@ std::optional<std::uint64_t> attribute_value(nlattr* attr, int width_bits) {
     }
 }
 
+// One OZRAM_LATENCY_ATTR_* nest; empty when malformed.
+std::optional<LatencyHistogram> histogram_from(nlattr* nest) {
+    nlattr* attrs[OZRAM_HIST_ATTR_MAX + 1];
+    if (nest == nullptr || nla_parse_nested(attrs, OZRAM_HIST_ATTR_MAX, nest, nullptr) != 0 ||
+        !attrs[OZRAM_HIST_ATTR_COUNT] || !attrs[OZRAM_HIST_ATTR_SUM_NS] ||
+        !attrs[OZRAM_HIST_ATTR_BUCKETS]) {
+        return std::nullopt;
+    }
+    LatencyHistogram hist;
+    hist.count = nla_get_u64(attrs[OZRAM_HIST_ATTR_COUNT]);
+    hist.sum_ns = nla_get_u64(attrs[OZRAM_HIST_ATTR_SUM_NS]);
+    const auto bytes = static_cast<std::size_t>(nla_len(attrs[OZRAM_HIST_ATTR_BUCKETS]));
+    hist.buckets.resize(bytes / sizeof(std::uint64_t));
+    std::memcpy(hist.buckets.data(), nla_data(attrs[OZRAM_HIST_ATTR_BUCKETS]),
+                hist.buckets.size() * sizeof(std::uint64_t));
+    if (hist.buckets.empty()) {
+        return std::nullopt;
+    }
+    return hist;
+}
+
+LatencyRecord latency_from(nlattr* nest) {
+    LatencyRecord latency;
+    nlattr* ops[OZRAM_LATENCY_ATTR_MAX + 1];
+    if (nest == nullptr || nla_parse_nested(ops, OZRAM_LATENCY_ATTR_MAX, nest, nullptr) != 0) {
+        return latency;
+    }
+    latency[static_cast<std::size_t>(LatencyOp::write)] =
+        histogram_from(ops[OZRAM_LATENCY_ATTR_WRITE]);
+    latency[static_cast<std::size_t>(LatencyOp::read)] =
+        histogram_from(ops[OZRAM_LATENCY_ATTR_READ]);
+    latency[static_cast<std::size_t>(LatencyOp::ring)] =
+        histogram_from(ops[OZRAM_LATENCY_ATTR_RING]);
+    return latency;
+}
+
 StatsRecord record_from(nlattr** top, nlattr** ring) {
     StatsRecord record;
     if (top[OZRAM_ATTR_DEV_ID]) {
@@ -47,6 +83,7 @@ StatsRecord record_from(nlattr** top, nlattr** ring) {
     if (top[OZRAM_ATTR_NUM_DEVICES]) {
         record.num_devices = nla_get_u32(top[OZRAM_ATTR_NUM_DEVICES]);
     }
+    record.latency = latency_from(top[OZRAM_ATTR_LATENCY]);
     const auto fields = stat_fields();
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const StatField& field = fields[i];

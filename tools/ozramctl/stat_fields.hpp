@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "latency.hpp"
+
 namespace ozramctl {
 
 // Where a value sits in a GET_STATS answer.
@@ -40,6 +42,31 @@ enum class Section {
     ring,
 };
 
+// What a value is to a monitoring system (Prometheus's metric types).
+enum class Kind {
+    counter,  // events since a start: only grows, except when reset
+    gauge,    // a value of the present
+};
+
+// How a value is exported as a Prometheus metric: "ozram_" + name, then
+// "_bytes" for Unit::bytes and "_total" for a counter.  Rows that share a
+// name (adjacent in the table) are one family told apart by the "backend"
+// label.  An empty name exports nothing (a value another row exports).
+struct MetricExport {
+    Kind kind = Kind::gauge;
+    std::string_view name;
+    std::string_view backend;  // the "backend" label's value, or empty
+    std::string_view help;     // the HELP text
+};
+
+constexpr MetricExport counter_metric(std::string_view name, std::string_view help) {
+    return {Kind::counter, name, {}, help};
+}
+constexpr MetricExport gauge_metric(std::string_view name, std::string_view help) {
+    return {Kind::gauge, name, {}, help};
+}
+inline constexpr MetricExport NOT_EXPORTED{};
+
 struct StatField {
     std::string_view key;  // JSON key: the attribute name in snake_case
     Section section;
@@ -47,6 +74,7 @@ struct StatField {
     int attr;        // OZRAM_ATTR_* or OZRAM_RING_ATTR_*; 0 when not reported
     int width_bits;  // 8, 32 or 64: the attribute's netlink type
     Unit unit;
+    MetricExport metric;
 };
 
 // Every field, in output order.
@@ -65,6 +93,7 @@ struct StatsRecord {
     std::optional<std::uint32_t> num_devices;  // set for the total only
     std::vector<std::optional<std::uint64_t>> values =
         std::vector<std::optional<std::uint64_t>>(stat_fields().size());
+    LatencyRecord latency;  // OZRAM_ATTR_LATENCY
 
     std::optional<std::uint64_t> value(std::string_view key) const;
 };

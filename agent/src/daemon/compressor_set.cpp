@@ -114,8 +114,12 @@ std::uint64_t CompressorSet::gpu_pages_copied() const {
 PageCompressor& CompressorSet::pick(std::size_t pages) {
     PageCompressor* chosen = cpu_.get();
     switch (choice_) {
-        case BackendChoice::Auto:
-            switch (select_backend(pages, gpu_ != nullptr)) {
+        case BackendChoice::Auto: {
+            const Backend choice = select_backend(pages, gpu_ != nullptr);
+            if (metrics_ != nullptr) {
+                metrics_->record_cost_model_choice(choice);
+            }
+            switch (choice) {
                 case Backend::Gpu:
                     chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
                     break;
@@ -127,6 +131,7 @@ PageCompressor& CompressorSet::pick(std::size_t pages) {
                     break;
             }
             break;
+        }
         case BackendChoice::Cpu:
             chosen = cpu_.get();
             break;

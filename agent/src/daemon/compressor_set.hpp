@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 
+#include "agent_metrics.hpp"
 #include "config.hpp"
 #include "ozram/backend.hpp"
 #include "ozram/gpu.hpp"
@@ -42,6 +43,9 @@ class CompressorSet final : public CompressorPicker {
 
     [[nodiscard]] bool has_gpu() const { return gpu_ != nullptr; }
 
+    // Where the cost model's choices are counted; null for nowhere.
+    void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
+
     // Lets the GPU read pages in `staging` (the ring's staging area) where
     // they are, without the copy into pinned buffers, if the CUDA driver can
     // register that memory; logs which way the pages go.  Nothing without a
@@ -65,6 +69,7 @@ class CompressorSet final : public CompressorPicker {
     std::array<std::unique_ptr<PageCompressor>, ALGORITHM_COUNT> others_;
     const std::uint8_t* staging_ = nullptr;  // registered with the GPU's driver
     std::array<std::uint64_t, 3> batches_{};
+    AgentMetrics* metrics_ = nullptr;
 };
 
 }  // namespace ozram::daemon

@@ -108,9 +108,13 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
         }
     }
     const std::uint32_t taken = std::min(fill(available), batch_size_);
+    const std::uint64_t rejected_before = stats_.rejected_sqes;
     const std::uint32_t valid = gather(taken);
     // The entries are copied: the producer may reuse them now.
     queues_.consume(taken);
+    if (metrics_ != nullptr) {
+        metrics_->record_rejected_submissions(stats_.rejected_sqes - rejected_before);
+    }
     if (valid == 0) {
         return Step::Drained;
     }
@@ -153,13 +157,18 @@ std::array<std::uint32_t, OZRAM_RING_ALG_NR> DrainLoop::group_by_algorithm(std::
 void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
     std::int32_t status = OZRAM_RING_STATUS_OK;
     std::uint32_t cqe_flags = 0;
+    const DrainStats before = stats_;
+    Backend backend = Backend::Scalar;
+    bool gpu_fell_back = false;
     try {
         PageCompressor& compressor = picker_->pick_for(algorithm, count);
+        backend = compressor.backend();
         const std::uint64_t fallbacks_before = gpu_fallbacks(compressor);
         compressor.compress(std::span<const std::uint8_t* const>(pages_.data() + first, count),
                             result_);
         // A batch of which any part fell back to the CPU counts as CPU work.
-        if (compressor.backend() == Backend::Gpu && gpu_fallbacks(compressor) == fallbacks_before) {
+        gpu_fell_back = gpu_fallbacks(compressor) != fallbacks_before;
+        if (backend == Backend::Gpu && !gpu_fell_back) {
             cqe_flags = gpu_flag_;
         }
         if (result_.pages.size() != count) {
@@ -177,6 +186,14 @@ void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm
                   std::string(to_string(algorithm)) + " pages failed: " + error.what());
     }
     complete(first, count, status, cqe_flags);
+    if (metrics_ != nullptr) {
+        const bool ok = status == OZRAM_RING_STATUS_OK;
+        metrics_->record_batch(backend, count, result_, ok, gpu_fell_back);
+        metrics_->record_completed(
+            backend == Backend::Gpu && gpu_fell_back ? Backend::Cpu : backend,
+            stats_.pages - before.pages, stats_.bytes_out - before.bytes_out);
+        metrics_->record_dropped_completions(stats_.dropped_cqes - before.dropped_cqes);
+    }
 }
 
 std::uint32_t DrainLoop::fill(std::uint32_t available) {

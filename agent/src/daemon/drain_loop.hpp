@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "agent_metrics.hpp"
 #include "agent_queues.hpp"
 #include "compressor_set.hpp"
 #include "ozram/batch_result.hpp"
@@ -43,6 +44,9 @@ class DrainLoop {
     // batch_size is capped at the ring's slot count.
     void set_batching(std::uint32_t batch_size, std::chrono::microseconds flush);
     void set_picker(CompressorPicker& picker) { picker_ = &picker; }
+    // Where the loop also counts its work for the metrics endpoint; null
+    // (the default) for nowhere.  Must outlive the loop.
+    void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
     // Waits up to `idle_timeout` for work, then completes at most one batch.
     Step step(std::chrono::microseconds idle_timeout);
@@ -73,6 +77,7 @@ class DrainLoop {
     ring::RingTransport& transport_;
     ring::AgentQueues queues_;
     CompressorPicker* picker_;
+    AgentMetrics* metrics_ = nullptr;
     std::uint32_t batch_size_;
     std::chrono::microseconds flush_{200};
     std::vector<ozram_ring_sqe> sqes_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "exit_status.hpp"
 #include "kernel_ring.hpp"
 #include "log.hpp"
+#include "metrics_server.hpp"
 #include "options.hpp"
 #include "ozram/cost_model.hpp"
 #include "ozram/diagnostics.hpp"
@@ -88,7 +90,7 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 // take over the staging area's registration from the old ones (the driver
 // registers a range once).
 void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
-            std::span<const std::uint8_t> staging) {
+            std::span<const std::uint8_t> staging, AgentMetrics& metrics) {
     Config config;
     try {
         config = effective_config(options);
@@ -100,6 +102,7 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     cached.recalibrate = false;
     try {
         auto fresh = build_compressors(cached, config);
+        fresh->set_metrics(&metrics);
         compressors->release_staging();
         if (config.gpu_staging == GpuStaging::InPlace) {
             fresh->read_staging_in_place(staging);
@@ -121,6 +124,21 @@ int serve(const Options& options, const Config& initial) {
         return EXIT_MLOCK;
     }
     auto compressors = build_compressors(options, initial);
+    // The endpoint answers from before the ring is attached (with --wait,
+    // that may be long) until after it is detached.
+    AgentMetrics metrics;
+    compressors->set_metrics(&metrics);
+    std::optional<MetricsServer> metrics_server;
+    if (options.metrics_listen) {
+        try {
+            metrics_server.emplace(*options.metrics_listen,
+                                   [&metrics] { return metrics.render(); });
+        } catch (const Error& error) {
+            log_error(error.what());
+            return EXIT_RUNTIME;
+        }
+        log_info("metrics at http://" + metrics_server->bound() + "/metrics");
+    }
     std::unique_ptr<ring::RingTransport> transport;
     try {
         transport = attach(options);
@@ -146,13 +164,14 @@ int serve(const Options& options, const Config& initial) {
     }
 
     DrainLoop loop(*transport, *compressors);
+    loop.set_metrics(&metrics);
     apply_batching(loop, initial);
     report_ready(EXIT_OK);
 
     SignalFlags& flags = signal_flags();
     while (!flags.stop) {
         if (flags.reload.exchange(false)) {
-            reload(options, loop, compressors, staging);
+            reload(options, loop, compressors, staging, metrics);
         }
         const Step step = loop.step(IDLE_TIMEOUT);
         if (step == Step::Stopping) {

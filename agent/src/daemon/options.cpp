@@ -28,6 +28,7 @@ enum LongOnly {
     OPT_GPU_STAGING,
     OPT_HUGE_THRESHOLD,
     OPT_LOG_LEVEL,
+    OPT_METRICS_LISTEN,
 };
 
 constexpr option LONG_OPTIONS[] = {
@@ -48,6 +49,7 @@ constexpr option LONG_OPTIONS[] = {
     {"gpu-staging", required_argument, nullptr, OPT_GPU_STAGING},
     {"huge-threshold", required_argument, nullptr, OPT_HUGE_THRESHOLD},
     {"log-level", required_argument, nullptr, OPT_LOG_LEVEL},
+    {"metrics-listen", required_argument, nullptr, OPT_METRICS_LISTEN},
     {"verbose", no_argument, nullptr, 'v'},
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, 'V'},
@@ -95,6 +97,10 @@ const char* usage_text() {
            "      --pidfile FILE       with --daemon (default /run/ozramd.pid)\n"
            "      --syslog             log to syslog in the foreground too\n"
            "      --require-mlock      fail if memory cannot be locked\n"
+           "Monitoring:\n"
+           "      --metrics-listen A   serve the agent's metrics in the Prometheus text\n"
+           "                           format at http://A/metrics; A is PORT (on\n"
+           "                           127.0.0.1), ADDR:PORT or [IPV6]:PORT (default: off)\n"
            "  -h, --help               show this help and exit\n"
            "  -V, --version            show the version and exit\n"
            "\n"
@@ -161,6 +167,9 @@ Options parse_options(int argc, char** argv) {
                 break;
             case OPT_LOG_LEVEL:
                 options.settings.emplace_back("log_level", optarg);
+                break;
+            case OPT_METRICS_LISTEN:
+                options.metrics_listen = parse_listen_address(optarg);
                 break;
             case 'v':
                 options.settings.emplace_back("log_level", "debug");

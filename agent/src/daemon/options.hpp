@@ -1,11 +1,13 @@
 // ozramd's command line.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "config.hpp"
+#include "metrics_server.hpp"
 
 namespace ozram::daemon {
 
@@ -21,6 +23,8 @@ struct Options {
     bool recalibrate = false;
     bool require_mlock = false;
     bool wait_for_ring = false;
+    // --metrics-listen: serve the agent's metrics there; empty: no endpoint.
+    std::optional<ListenAddress> metrics_listen;
     // Settings given as flags, applied over the file at start-up and reload.
     std::vector<std::pair<std::string, std::string>> settings;
     bool help = false;

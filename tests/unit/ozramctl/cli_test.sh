@@ -25,13 +25,19 @@ expect() {
 
 expect 0 '^Usage: ozramctl \[OPTIONS\] COMMAND' --help
 expect 0 '^ozramctl [0-9]' --version
-for sub in devices stats agent reset-stats compact setup; do
+for sub in devices stats agent reset-stats compact setup export latency; do
 	expect 0 "^Usage: ozramctl $sub" "$sub" --help
 done
 expect 2 'no command given' 
 expect 2 "unknown command 'frob'" frob
 expect 2 "invalid device 'zram0'" stats zram0
 expect 2 'setup needs --size' setup
+expect 2 'export needs --textfile DIR' export
+expect 2 "^ozramctl: --format: expected text, json or prometheus, got 'xml'\$" stats --format xml
+expect 2 "^ozramctl: --format prometheus is not an option of 'agent'\$" agent --format prometheus
+expect 2 "^ozramctl: --textfile is not an option of 'stats'\$" stats --textfile /tmp
+expect 2 "^ozramctl: --interval: expected an integer in 1\.\.86400, got '0'\$" \
+	export --textfile /tmp --interval 0
 expect 2 "^ozramctl: option '--watch' needs an argument\$" stats --watch
 expect 2 "^Try 'ozramctl --help' for more information\.\$" stats --watch
 expect 2 "^ozramctl: --watch: expected an integer in 1\.\.86400, got '0'\$" stats --watch 0

@@ -28,6 +28,16 @@ inline StatsRecord fake_device_record() {
     set(record, "initstate", 1);
     set(record, "orig_data_size", 2736128);
     set(record, "agent_state", 1);
+    // Latency: bucket i of operation k holds 10 * k + i intervals.
+    for (LatencyOp op : ALL_LATENCY_OPS) {
+        LatencyHistogram hist;
+        for (std::size_t i = 0; i < 32; ++i) {
+            hist.buckets.push_back(10 * static_cast<std::size_t>(op) + i);
+            hist.count += hist.buckets.back();
+            hist.sum_ns += hist.buckets.back() * (std::uint64_t{3} << i);
+        }
+        record.latency[static_cast<std::size_t>(op)] = hist;
+    }
     return record;
 }
 

@@ -141,6 +141,29 @@ TEST(DrainLoop, CompressesEveryPageAndTheProducerVerifiesIt) {
     }
 }
 
+TEST(DrainLoop, CountsItsWorkForTheMetricsEndpoint) {
+    HeapRing ring(64, 64);
+    FixedPicker picker(ozram::Backend::Cpu);
+    DrainLoop loop(ring, picker);
+    ozram::daemon::AgentMetrics metrics;
+    loop.set_metrics(&metrics);
+    loop.set_batching(16, 0us);
+    const auto pages = mixed_pages(50);
+    EXPECT_EQ(run_pages(ring, loop, pages, 200).verified, 200u);
+    const std::string text = metrics.render();
+    EXPECT_NE(text.find("ozram_agent_pages_total{backend=\"cpu\"} 200\n"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("ozram_agent_batches_total{backend=\"cpu\"} " +
+                        std::to_string(loop.stats().batches) + "\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("ozram_agent_output_bytes_total{backend=\"cpu\"} " +
+                        std::to_string(loop.stats().bytes_out) + "\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("ozram_agent_batch_pages_sum 200\n"), std::string::npos) << text;
+}
+
 TEST(DrainLoop, MarksEveryPageOfAGpuBatchForA11Producer) {
     HeapRing ring(32, 32);
     PosingAsGpu gpu;

@@ -1,0 +1,66 @@
+#include "textfile_export.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "ozram/error.hpp"
+
+namespace ozramctl {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TextfileExport : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        char name[] = "/tmp/ozramctl-textfile.XXXXXX";
+        ASSERT_NE(mkdtemp(name), nullptr);
+        dir_ = name;
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string read(const fs::path& path) {
+        std::ifstream in(path);
+        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    }
+
+    fs::path dir_;
+};
+
+ino_t inode_of(const fs::path& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST_F(TextfileExport, ReplacesTheFileAndLeavesNothingElse) {
+    const fs::path file = dir_ / "ozram.prom";
+    write_textfile(dir_, "first 1\n");
+    const ino_t first = inode_of(file);
+    ASSERT_NE(first, 0U);
+    write_textfile(dir_, "second 2\n");
+    EXPECT_EQ(read(file), "second 2\n");
+    // A new file renamed over the old one (written while the old one still
+    // existed, so its inode differs), readable by the collector.
+    EXPECT_NE(inode_of(file), first);
+    EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                  fs::perms::others_read);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(TextfileExport, FailsOnAMissingDirectoryNamingIt) {
+    try {
+        write_textfile(dir_ / "absent", "x 1\n");
+        FAIL() << "no error";
+    } catch (const ozram::Error& error) {
+        EXPECT_EQ(error.code().value(), ENOENT);
+        EXPECT_NE(std::string(error.what()).find((dir_ / "absent").string()), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace ozramctl

@@ -1,0 +1,19 @@
+// "ozramctl export --textfile DIR": the metrics for node_exporter's textfile
+// collector, which reads every DIR/*.prom at each scrape.  The file is
+// replaced atomically (written under a hidden name, then renamed over the
+// old one), so that a scrape never sees half of it.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+namespace ozramctl {
+
+// The file the exporter writes in DIR.
+inline constexpr std::string_view TEXTFILE_NAME = "ozram.prom";
+
+// Writes `text` to DIR/ozram.prom atomically (mode 0644).  Throws
+// ozram::Error naming the path on failure; leaves no temporary file behind.
+void write_textfile(const std::filesystem::path& dir, std::string_view text);
+
+}  // namespace ozramctl
