@@ -1,5 +1,7 @@
 #include "command_line.hpp"
 
+#include <cstdint>
+
 #include "cli/arguments.hpp"
 #include "cli/integer_option.hpp"
 #include "size_format.hpp"
@@ -19,12 +21,13 @@ constexpr SubcommandName SUBCOMMANDS[] = {
     {"agent", Subcommand::agent},           {"reset-stats", Subcommand::reset_stats},
     {"compact", Subcommand::compact},       {"setup", Subcommand::setup},
     {"export", Subcommand::export_metrics}, {"latency", Subcommand::latency},
+    {"recompress", Subcommand::recompress},
 };
 
 bool takes_device(Subcommand subcommand) {
     return subcommand == Subcommand::stats || subcommand == Subcommand::reset_stats ||
            subcommand == Subcommand::compact || subcommand == Subcommand::setup ||
-           subcommand == Subcommand::latency;
+           subcommand == Subcommand::latency || subcommand == Subcommand::recompress;
 }
 
 bool shows_stats(Subcommand subcommand) {
@@ -80,6 +83,23 @@ class Parser {
                 ozram::cli::parse_integer_option(name, arguments_.value(), 1U, 86400U);
         } else if (name == "-s" || name == "--size") {
             line_.size = parse_size_option(name, arguments_.value());
+        } else if (name == "--type") {
+            line_.recompress.type = std::string(arguments_.value());
+            const std::string& type = *line_.recompress.type;
+            if (type != "idle" && type != "huge" && type != "huge_idle") {
+                throw ozram::cli::bad_value(name, "idle, huge or huge_idle", type);
+            }
+        } else if (name == "--threshold") {
+            line_.recompress.threshold = parse_size_option(name, arguments_.value());
+        } else if (name == "--max-pages") {
+            line_.recompress.max_pages = ozram::cli::parse_integer_option(
+                name, arguments_.value(), std::uint64_t{1}, UINT64_MAX);
+        } else if (name == "--algo") {
+            line_.recompress.algo = std::string(arguments_.value());
+            if (line_.recompress.algo->empty() ||
+                line_.recompress.algo->find_first_of(" \t=") != std::string::npos) {
+                throw ozram::cli::bad_value(name, "an algorithm name", *line_.recompress.algo);
+            }
         } else if (name == "-p" || name == "--priority") {
             line_.priority = ozram::cli::parse_integer_option(name, arguments_.value(), -1, 32767);
         } else {
@@ -135,8 +155,11 @@ class Parser {
         }
         const std::string where =
             " is not an option of '" + std::string(subcommand_name(sub)) + "'";
-        if ((line_.json || line_.bytes) && !shows_stats(sub)) {
-            throw UsageError(std::string(line_.json ? "--json" : "--bytes") + where);
+        if (line_.json && !shows_stats(sub)) {
+            throw UsageError("--json" + where);
+        }
+        if (line_.bytes && !shows_stats(sub) && sub != Subcommand::recompress) {
+            throw UsageError("--bytes" + where);
         }
         if (line_.watch_seconds && sub != Subcommand::stats && sub != Subcommand::agent &&
             sub != Subcommand::latency) {
@@ -155,6 +178,14 @@ class Parser {
             throw UsageError(std::string(line_.size   ? "--size"
                                          : line_.swap ? "--swap"
                                                       : "--priority") +
+                             where);
+        }
+        const RecompressRequest& r = line_.recompress;
+        if (sub != Subcommand::recompress && (r.type || r.threshold || r.max_pages || r.algo)) {
+            throw UsageError(std::string(r.type        ? "--type"
+                                         : r.threshold ? "--threshold"
+                                         : r.max_pages ? "--max-pages"
+                                                       : "--algo") +
                              where);
         }
         if (sub == Subcommand::setup) {
@@ -257,6 +288,19 @@ std::string usage_text(Subcommand subcommand) {
                    "within a bucket, as Prometheus's histogram_quantile).\n"
                    "  -j, --json        one JSON object\n"
                    "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
+        case Subcommand::recompress:
+            return "Usage: ozramctl recompress [--type TYPE] [--threshold SIZE] [--max-pages N]\n"
+                   "                          [--algo NAME] [-b] [DEV]\n"
+                   "Recompress the stored pages of DEV, or of every initialized device, with\n"
+                   "the recompression algorithm set in recomp_algorithm, and print the pages\n"
+                   "recompressed and the memory saved.  Runs until the pass is done; needs\n"
+                   "root.  By default every stored page is a candidate, as zram's.\n"
+                   "  --type TYPE        idle (pages marked idle), huge (pages stored raw),\n"
+                   "                     or huge_idle (both)\n"
+                   "  --threshold SIZE   only objects of at least SIZE bytes\n"
+                   "  --max-pages N      at most N pages\n"
+                   "  --algo NAME        only this recompression algorithm\n"
+                   "  -b, --bytes        sizes in bytes\n";
         case Subcommand::none:
             break;
     }
@@ -274,6 +318,8 @@ std::string usage_text(Subcommand subcommand) {
            "                          size a free device (or DEV), optionally as swap\n"
            "  export --textfile DIR [--interval SECS]\n"
            "                          metrics for node_exporter's textfile collector\n"
+           "  recompress [--type TYPE] [--threshold SIZE] [--max-pages N] [--algo NAME] [DEV]\n"
+           "                          recompress stored pages with recomp_algorithm's\n"
            "\n"
            "Options:\n"
            "  -j, --json              JSON output (devices, stats, agent, latency)\n"

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "recompress.hpp"
+
 namespace ozramctl {
 
 enum class Subcommand {
@@ -20,6 +22,7 @@ enum class Subcommand {
     setup,
     export_metrics,  // "export"
     latency,
+    recompress,
 };
 
 struct CommandLine {
@@ -38,6 +41,8 @@ struct CommandLine {
     // export
     std::optional<std::string> textfile_dir;   // --textfile DIR
     std::optional<unsigned> interval_seconds;  // --interval SECS
+    // recompress
+    RecompressRequest recompress;  // --type, --threshold, --max-pages, --algo
 };
 
 // "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.

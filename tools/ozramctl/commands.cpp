@@ -1,15 +1,22 @@
 #include "commands.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <functional>
 #include <string>
 
 #include "device_setup.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
+#include "ozram/error.hpp"
 #include "prometheus_output.hpp"
+#include "recompress.hpp"
 #include "text_output.hpp"
 #include "textfile_export.hpp"
 
@@ -152,6 +159,79 @@ int latency(const CommandLine& line) {
     });
 }
 
+std::string path_of(const std::string& name, const char* file) {
+    return "/sys/block/" + name + "/" + file;
+}
+
+// The text of /sys/block/NAME/FILE, or an Error with the errno.
+std::string read_sysfs(const std::string& name, const char* file) {
+    const std::string path = path_of(name, file);
+    std::ifstream in(path);
+    std::string text;
+    if (!in || !std::getline(in, text)) {
+        throw ozram::Error(errno ? errno : EIO, "cannot read " + path);
+    }
+    return text;
+}
+
+// Writes the request to the device's recompress file and waits for the
+// pass; zram's errnos in words.
+void write_recompress(const std::string& name, const std::string& request) {
+    const std::string path = path_of(name, "recompress");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        throw ozram::Error(errno, "cannot open " + path + (errno == EACCES ? " (needs root)" : ""));
+    }
+    // An empty request is one newline: every stored page.
+    const std::string text = request + "\n";
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    const int error = errno;
+    ::close(fd);
+    if (written < 0) {
+        throw ozram::Error(error,
+                           name + ": recompress '" + request + "' refused" +
+                               (error == EINVAL ? " (an algorithm the device lacks, or a threshold "
+                                                  "not below the huge class)"
+                                                : ""));
+    }
+}
+
+int recompress(const CommandLine& line) {
+    GenlClient client;
+    std::vector<std::string> names;
+    if (line.device) {
+        names.push_back(client.stats(line.device).dev_name);
+    } else {
+        for (const StatsRecord& record : client.devices()) {
+            if (record.value("initstate").value_or(0) == 1) {
+                names.push_back(record.dev_name);
+            }
+        }
+    }
+    const std::string request = recompress_argument(line.recompress);
+    for (const std::string& name : names) {
+        // zram's recompress does nothing, and says nothing, without one.
+        std::string algorithms;
+        std::ifstream(path_of(name, "recomp_algorithm")) >> algorithms;
+        if (algorithms.empty()) {
+            throw ozram::Error(EINVAL, name +
+                                           ": no recompression algorithm (write algo=NAME to "
+                                           "recomp_algorithm before disksize)");
+        }
+        auto counts = [&] {
+            const auto parsed = parse_recompress_counts(read_sysfs(name, "mm_stat"));
+            if (!parsed) {
+                throw ozram::Error(EPROTO, name + ": mm_stat has no recompression counts");
+            }
+            return *parsed;
+        };
+        const RecompressCounts before = counts();
+        write_recompress(name, request);
+        print(recompress_summary(name, before, counts(), line.bytes));
+    }
+    return 0;
+}
+
 int reset_stats(const CommandLine& line) {
     GenlClient client;
     client.reset_stats(line.device);
@@ -204,6 +284,8 @@ int run_command(const CommandLine& line) {
             return export_metrics(line);
         case Subcommand::latency:
             return latency(line);
+        case Subcommand::recompress:
+            return recompress(line);
         case Subcommand::none:
             break;
     }

@@ -148,3 +148,25 @@ check_eq "$(stat_field $S/mm_stat huge_pages)" "$huge" "huge pages after recompr
 check_eq "$(stat_field $S/mm_stat pages_recompressed)" 0 "random pages recompressed"
 check_eq "$(dd if=$D bs=1M count=1 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(md5 /tmp/random.bin)" "every random byte"
+sysfs_set $S/reset 1
+
+step "ozramctl recompress: the request, and what the pass saved"
+fill
+out=$(ozramctl recompress --type idle --bytes ozram0) || fail "ozramctl recompress failed: $out"
+check_eq "$out" "ozram0: $(stat_field $S/mm_stat pages_recompressed) pages recompressed, $(stat_field $S/mm_stat recompress_saved) bytes saved" \
+	"ozramctl's summary against mm_stat"
+check_cmp "$(stat_field $S/mm_stat pages_recompressed)" -gt $((PAGES / 2)) "pages ozramctl recompressed"
+check_eq "$(dd if=$D bs=1M count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$sum" \
+	"every byte after ozramctl recompress"
+if out=$(ozramctl recompress --algo lz4hc ozram0 2>&1); then
+	fail "ozramctl recompress with an algorithm the device lacks succeeded: $out"
+fi
+echo "$out" | grep -q "recompress 'algo=lz4hc' refused" || fail "unexpected message: $out"
+note "an algorithm the device lacks: $out"
+sysfs_set $S/reset 1
+dev_setup 0 16M
+if out=$(ozramctl recompress ozram0 2>&1); then
+	fail "ozramctl recompress without recomp_algorithm succeeded: $out"
+fi
+echo "$out" | grep -q "no recompression algorithm" || fail "unexpected message: $out"
+note "without recomp_algorithm: $out"
