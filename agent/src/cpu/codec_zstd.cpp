@@ -1,13 +1,12 @@
-// zstd frames with libzstd, made with the parameters the kernel's zstd
-// algorithm uses (crypto/zstd.c: level 3, parameters chosen for an unknown
-// source size), so that the agent's pages take what the kernel's would.
-// ZSTD_getParams and ZSTD_compress_advanced are the very calls the kernel's
-// zstd_compress_cctx() makes; libzstd marks the second deprecated in favour
-// of ZSTD_compress2, whose parameters would have to be set one by one to
-// reach the same frame.
-#define ZSTD_STATIC_LINKING_ONLY
-#define ZSTD_DISABLE_DEPRECATE_WARNINGS
+// zstd frames with libzstd, made as the kernel's zstd algorithm makes them:
+// crypto/zstd.c asks for level 3's parameters for an unknown source size
+// (zstd_get_params(3, 0)), and lib/zstd's zstd_compress_cctx() sets each of
+// them on a reset context, pledges the page's size and calls ZSTD_compress2.
+// The same calls here give the agent's pages what the kernel's would take.
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getParams
 #include <zstd.h>
+
+#include <utility>
 
 #include "cpu/codecs.hpp"
 #include "ozram/error.hpp"
@@ -31,12 +30,42 @@ class ZstdCodec final : public BlockCodec {
     ZstdCodec& operator=(const ZstdCodec&) = delete;
 
     std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
-        const std::size_t length = ZSTD_compress_advanced(context_, dst, BLOCK_BOUND, page,
-                                                          PAGE_SIZE, nullptr, 0, params_);
+        if (!set_up()) {
+            return 0;
+        }
+        const std::size_t length = ZSTD_compress2(context_, dst, BLOCK_BOUND, page, PAGE_SIZE);
         return ZSTD_isError(length) ? 0 : length;
     }
 
   private:
+    // zstd_cctx_init() of Linux 6.1, call for call.
+    bool set_up() {
+        const ZSTD_compressionParameters& c = params_.cParams;
+        const ZSTD_frameParameters& f = params_.fParams;
+        const std::pair<ZSTD_cParameter, int> settings[] = {
+            {ZSTD_c_windowLog, static_cast<int>(c.windowLog)},
+            {ZSTD_c_hashLog, static_cast<int>(c.hashLog)},
+            {ZSTD_c_chainLog, static_cast<int>(c.chainLog)},
+            {ZSTD_c_searchLog, static_cast<int>(c.searchLog)},
+            {ZSTD_c_minMatch, static_cast<int>(c.minMatch)},
+            {ZSTD_c_targetLength, static_cast<int>(c.targetLength)},
+            {ZSTD_c_strategy, static_cast<int>(c.strategy)},
+            {ZSTD_c_contentSizeFlag, f.contentSizeFlag},
+            {ZSTD_c_checksumFlag, f.checksumFlag},
+            {ZSTD_c_dictIDFlag, !f.noDictIDFlag},
+        };
+        if (ZSTD_isError(ZSTD_CCtx_reset(context_, ZSTD_reset_session_and_parameters)) ||
+            ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(context_, PAGE_SIZE))) {
+            return false;
+        }
+        for (const auto& [parameter, value] : settings) {
+            if (ZSTD_isError(ZSTD_CCtx_setParameter(context_, parameter, value))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     ZSTD_CCtx* context_;
     ZSTD_parameters params_;
 };
