@@ -357,12 +357,13 @@ static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
 
 /*
  * Chooses how a page that is not same-filled gets compressed: staged for
- * the agent when one is attached and the ring has room (the write then
- * completes at once), otherwise by the in-kernel LZ4.
+ * the agent when one is attached, admission is open and the ring has room
+ * (the write then completes at once), otherwise by the in-kernel LZ4.
+ * Closed admission skips the staging attempt: the agent is not keeping up.
  */
 static int ozram_store_page(struct ozram *oz, struct page *page, u32 index)
 {
-	if (!ozram_stage_page(oz, page, index))
+	if (ozram_ring_admit() && !ozram_stage_page(oz, page, index))
 		return 0;
 	return ozram_compress_inline(oz, page, index, true, NULL);
 }

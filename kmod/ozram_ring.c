@@ -113,6 +113,7 @@ static void ozram_ring_free(void)
 	kvfree(r->slots.posted);
 	kvfree(r->owners);
 	bitmap_free(r->to_store);
+	kfree(r->claims);
 	kfree(r->copy_buf);
 	kfree(r->decode_buf);
 	if (r->wq)
@@ -131,12 +132,14 @@ static int ozram_ring_alloc(void)
 	r->slots.posted = kvcalloc(n, sizeof(unsigned long), GFP_KERNEL);
 	r->owners = kvcalloc(n, sizeof(*r->owners), GFP_KERNEL);
 	r->to_store = bitmap_zalloc(n, GFP_KERNEL);
+	r->claims = kmalloc_array(OZRAM_RING_REAP_BATCH, sizeof(*r->claims),
+				  GFP_KERNEL);
 	r->copy_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->decode_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
 	if (!r->slots.free_stack || !r->slots.generations ||
 	    !r->slots.states || !r->slots.algorithms || !r->slots.posted ||
-	    !r->owners ||
+	    !r->owners || !r->claims ||
 	    !r->to_store || !r->copy_buf || !r->decode_buf || !r->wq) {
 		ozram_ring_free();
 		return -ENOMEM;

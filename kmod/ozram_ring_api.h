@@ -32,6 +32,14 @@ int ozram_ring_register(void);
 void ozram_ring_exit(void);
 
 /*
+ * Whether a written page should be offered to the ring at all: false while
+ * the agent is not keeping up, when the writer compresses the page at once
+ * (counted in ring_admission_inline).  Takes no lock.  See
+ * Documentation/kmod.md, "Admission".
+ */
+bool ozram_ring_admit(void);
+
+/*
  * Copies @page into a staging slot for the agent to compress with
  * @algorithm (enum ozram_ring_algorithm, or -1 for one no agent does), on
  * behalf of slot @index of @oz, and fills in @ref.  The caller holds that

@@ -182,30 +182,55 @@ static bool ozram_ring_superseded(const struct ozram_stage_ref *ref)
 	return superseded;
 }
 
-/* One completion, already copied out of the mapping; reap_mutex held. */
-void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim)
+/*
+ * Claims @n completions, private copies of the entries, under one hold of
+ * the ring lock: the slot rules check each one against the slot it names,
+ * and a claimed slot is the kernel's until its page is stored, so its
+ * owner and staging are taken now.  Completions are evidence that the
+ * agent drains, which admission waits for.  reap_mutex held: it keeps
+ * @claims.
+ */
+void ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n)
 {
 	struct ozram_ring_state *r = &ozram_ring;
-	enum ozram_ring_verdict verdict;
-	struct ozram_ring_owner owner;
-	struct ozram_stage_ref ref;
+	struct ozram_ring_claim *c;
+	u32 i;
 
 	lockdep_assert_held(&r->reap_mutex);
 	spin_lock(&r->lock);
-	verdict = ozram_ring_slots_claim(&r->slots, cqe);
-	trace_ozram_complete(cqe, verdict);
+	for (i = 0; i < n; i++) {
+		c = &claims[i];
+		c->verdict = ozram_ring_slots_claim(&r->slots, &c->cqe);
+		trace_ozram_complete(&c->cqe, c->verdict);
+		if (c->verdict == OZRAM_RING_BAD_SLOT ||
+		    c->verdict == OZRAM_RING_STALE)
+			continue;
+		/* Claimed, so in range: no speculative use past the check. */
+		c->ref.ring_slot = array_index_nospec(c->cqe.slot, r->slots.nr);
+		c->ref.generation = c->cqe.generation;
+		c->owner = r->owners[c->ref.ring_slot];
+	}
+	ozram_ring_admit_drained();
+	spin_unlock(&r->lock);
+}
+
+/* One completion claimed by ozram_ring_claim_batch(); reap_mutex held. */
+void ozram_ring_complete(const struct ozram_ring_claim *claim, bool may_reclaim)
+{
+	const struct ozram_ring_cqe *cqe = &claim->cqe;
+	enum ozram_ring_verdict verdict = claim->verdict;
+	struct ozram_ring_owner owner;
+	struct ozram_stage_ref ref;
+
+	lockdep_assert_held(&ozram_ring.reap_mutex);
 	if (verdict == OZRAM_RING_BAD_SLOT || verdict == OZRAM_RING_STALE) {
-		spin_unlock(&r->lock);
 		ozram_ring_count(verdict == OZRAM_RING_STALE ?
 				 OZRAM_RING_STAT_STALE :
 				 OZRAM_RING_STAT_REJECTED, 1);
 		return;
 	}
-	/* Claimed: the slot is the kernel's until it is stored. */
-	ref.ring_slot = array_index_nospec(cqe->slot, r->slots.nr);
-	ref.generation = cqe->generation;
-	owner = r->owners[ref.ring_slot];
-	spin_unlock(&r->lock);
+	owner = claim->owner;
+	ref = claim->ref;
 
 	if (verdict != OZRAM_RING_OK) {
 		ozram_ring_count(OZRAM_RING_STAT_REJECTED, 1);

@@ -65,6 +65,7 @@ static int ozram_ring_attach(void)
 		/* Until it says more, an agent compresses LZ4 pages only. */
 		r->agent_algorithms = BIT(OZRAM_RING_ALG_LZ4);
 		r->last_progress = jiffies;
+		ozram_ring_admit_reset();
 		r->attached = true;
 		spin_unlock(&r->lock);
 	}
@@ -91,6 +92,7 @@ static void ozram_ring_detach(void)
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
 	r->attached = false;
+	ozram_ring_admit_reset();
 	agent = r->agent;
 	r->agent = NULL;
 	ozram_ring_queues_stop();

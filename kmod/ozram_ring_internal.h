@@ -9,7 +9,8 @@
  *                          queues (the only user of ozram_ring_mapping.h)
  *   ozram_ring_slots.c     the slot rules: free, in flight, kept,
  *                          generations, take-back, result checks
- *   ozram_ring_complete.c  one completion: claim, verify, store
+ *   ozram_ring_complete.c  completions: claim a batch, verify, store
+ *   ozram_ring_admit.c     admission: whether a written page is staged
  *   ozram_ring_worker.c    the time-out and store workers, take-back
  *   ozram_ring_dev.c       /dev/ozram-ring: open, mmap, poll, ioctl
  *
@@ -20,7 +21,8 @@
  *   reap_mutex    everything that stores a staged page outside the write
  *                 path, and device reset; cq_head and the scratch buffers
  *   (a device slot lock, taken by ozram_io.c)
- *   lock          slots, owners, sq_tail, attached, to_store
+ *   lock          slots, owners, sq_tail, attached, to_store; closing
+ *                 and reopening admission (admit_closed)
  */
 #ifndef OZRAM_RING_INTERNAL_H
 #define OZRAM_RING_INTERNAL_H
@@ -68,6 +70,20 @@ struct ozram_ring_owner {
 	struct ozram_recomp_batch *batch;
 };
 
+/*
+ * Completions claimed together under one hold of the ring lock: a private
+ * copy of each entry, the slot rules' verdict and, for a claimed slot,
+ * its owner and staging as they were at the claim.
+ */
+#define OZRAM_RING_REAP_BATCH	32
+
+struct ozram_ring_claim {
+	struct ozram_ring_cqe cqe;
+	enum ozram_ring_verdict verdict;
+	struct ozram_ring_owner owner;
+	struct ozram_stage_ref ref;
+};
+
 struct ozram_ring_state {
 	/*
 	 * The shared memory; ozram_ring_mapping.h has every access to it.
@@ -98,6 +114,7 @@ struct ozram_ring_state {
 	/* The agent's last progress: a completion reaped or sq_head moved. */
 	unsigned long last_progress;
 	u32 seen_sq_head;
+	struct ozram_ring_claim *claims;	/* OZRAM_RING_REAP_BATCH */
 	void *copy_buf;		/* output bytes copied out of the mapping */
 	void *decode_buf;	/* the decoding of copy_buf */
 
@@ -114,6 +131,13 @@ struct ozram_ring_state {
 	struct workqueue_struct *wq;
 	struct delayed_work timeout_work;
 	struct work_struct store_work;
+	/*
+	 * Admission (ozram_ring_admit.c).  Writers read both without a
+	 * lock: admit_closed is changed under lock (WRITE_ONCE), and
+	 * admit_next_probe, in jiffies, by whichever writer wins its cmpxchg.
+	 */
+	bool admit_closed;
+	unsigned long admit_next_probe;
 	/* The counters among the ring's numbers (gauges are computed). */
 	atomic64_t stats[OZRAM_RING_NR_STATS];
 };
@@ -150,12 +174,19 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst);
 void ozram_ring_reap(bool may_reclaim);
 
 /* ozram_ring_complete.c */
-void ozram_ring_complete(const struct ozram_ring_cqe *cqe, bool may_reclaim);
+void ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n);
+void ozram_ring_complete(const struct ozram_ring_claim *claim,
+			 bool may_reclaim);
 void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 			     const struct ozram_stage_ref *ref,
 			     bool may_reclaim);
 void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
 				  const struct ozram_ring_cqe *cqe);
+
+/* ozram_ring_admit.c: lock held */
+void ozram_ring_admit_close(void);
+void ozram_ring_admit_drained(void);
+void ozram_ring_admit_reset(void);
 
 /* ozram_ring_worker.c */
 void ozram_ring_defer(u32 slot);

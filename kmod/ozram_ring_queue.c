@@ -187,6 +187,9 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 	/* The agent's sq_head is only a hint: a bad one just means "full". */
 	if (r->sq_tail - ozram_ring_read_sq_head(a) >= r->geo.sq_entries ||
 	    !ozram_ring_slots_get(&r->slots, jiffies, algorithm, &slot, &gen)) {
+		/* Writers stop trying until the agent drains (admission). */
+		if (!owner->batch)
+			ozram_ring_admit_close();
 		spin_unlock(&r->lock);
 		if (!owner->batch)
 			ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
@@ -306,14 +309,15 @@ const void *ozram_ring_staged_data(u32 slot)
 
 /*
  * Reaps every completion the agent published; reap_mutex held.  The agent's
- * doorbell passes !@may_reclaim (see ozram_ring_defer()).
+ * doorbell passes !@may_reclaim (see ozram_ring_defer()).  Entries are
+ * copied out and claimed OZRAM_RING_REAP_BATCH at a time, under one hold
+ * of the ring lock, then checked and stored one by one without it.
  */
 void ozram_ring_reap(bool may_reclaim)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	struct ozram_ring_mem *a = ozram_ring_mem();
-	struct ozram_ring_cqe cqe;
-	u32 tail, n;
+	u32 tail, n, batch, i;
 
 	lockdep_assert_held(&r->reap_mutex);
 	tail = ozram_ring_acquire_cq_tail(a);
@@ -328,10 +332,17 @@ void ozram_ring_reap(bool may_reclaim)
 		return;
 	}
 	r->last_progress = jiffies;
-	while (n--) {
-		ozram_ring_read_cqe(a, &r->geo, r->cq_head++, &cqe);
-		ozram_ring_complete(&cqe, may_reclaim);
-		cond_resched();
+	while (n) {
+		batch = min_t(u32, n, OZRAM_RING_REAP_BATCH);
+		for (i = 0; i < batch; i++)
+			ozram_ring_read_cqe(a, &r->geo, r->cq_head++,
+					    &r->claims[i].cqe);
+		ozram_ring_claim_batch(r->claims, batch);
+		for (i = 0; i < batch; i++) {
+			ozram_ring_complete(&r->claims[i], may_reclaim);
+			cond_resched();
+		}
+		n -= batch;
 	}
 	ozram_ring_release_cq_head(a, r->cq_head);
 	ozram_ring_count(OZRAM_RING_STAT_BATCHES, 1);

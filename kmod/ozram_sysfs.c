@@ -444,12 +444,15 @@ static ssize_t backend_stat_show(struct device *dev,
 			 s.huge_pages, s.staged_pages,
 			 s.agent_attached ? "attached" : "detached",
 			 s.agent_pid);
-	for (i = 0; i < OZRAM_RING_NR_STATS; i++)
+	for (i = 0; i < OZRAM_RING_STATS_AFTER_RECOMPRESS; i++)
 		len += sysfs_emit_at(buf, len, "%s: %llu\n",
 				     ozram_ring_stat_keys[i], s.ring[i]);
 	len += sysfs_emit_at(buf, len,
 			     "recompressed: %llu\nrecompress_saved: %llu\n",
 			     s.recompressed_pages, s.recompress_saved);
+	for (; i < OZRAM_RING_NR_STATS; i++)
+		len += sysfs_emit_at(buf, len, "%s: %llu\n",
+				     ozram_ring_stat_keys[i], s.ring[i]);
 	return len;
 }
 

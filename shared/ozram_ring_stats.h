@@ -37,3 +37,5 @@ OZRAM_RING_STAT(DEFERRED, deferred, counter,
 		"results stored by the module's worker to spare the agent reclaim")
 OZRAM_RING_STAT(UNSUPPORTED, unsupported, counter,
 		"pages compressed in the kernel because the agent does not do their algorithm")
+OZRAM_RING_STAT(ADMISSION_INLINE, admission_inline, counter,
+		"pages compressed in the kernel at once: the agent was not draining the ring")

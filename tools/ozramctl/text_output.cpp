@@ -130,6 +130,7 @@ std::string text_agent(const StatsRecord& total, const TextOptions& options) {
         line("drained on detach:", "drained"),
         line("deferred to worker:", "deferred"),
         line("fallbacks algorithm:", "unsupported"),
+        line("inline by admission:", "admission_inline"),
         line("pages kernel_lz4:", "pages_kernel_lz4"),
         line("pages agent_cpu:", "pages_agent_cpu"),
         line("pages agent_gpu:", "pages_agent_gpu"),

@@ -82,7 +82,7 @@ TEST(JsonOutput, DeviceRecordExactly) {
               "\"rejected\":128,\"timeouts\":129,\"inline_fallbacks\":130,\"batches\":131,"
               "\"occupancy\":132,\"stale\":133,\"verify_failures\":134,"
               "\"agent_errors\":135,\"drained\":136,\"deferred\":137,"
-              "\"unsupported\":138}}");
+              "\"unsupported\":138,\"admission_inline\":139}}");
 }
 
 TEST(JsonOutput, EveryFieldAppearsOnceAndTheDocumentIsWellFormed) {

@@ -53,7 +53,7 @@ TEST(TextOutput, StatsBlockNamesOverValues) {
     EXPECT_NE(text.find("    agent:  agent_state  agent_pid\n"), std::string::npos) << text;
     EXPECT_NE(text.find("attached        123\n"), std::string::npos) << text;
     EXPECT_NE(text.find("occupancy  stale  verify_failures  agent_errors  drained  deferred  "
-                        "unsupported\n"),
+                        "unsupported  admission_inline\n"),
               std::string::npos)
         << text;
 }

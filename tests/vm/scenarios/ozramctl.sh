@@ -75,7 +75,7 @@ check_eq "$(sed -n 's/.*"agent_state":"\([a-z]*\)".*/\1/p' /tmp/s.json)" \
 check_eq "$(json_num /tmp/s.json agent_pid)" "$(backend_field agent_pid)" "agent_pid = backend_stat agent_pid"
 check_eq "$(json_num /tmp/s.json agent_pid)" 0 "no agent, no pid"
 for f in submitted completed rejected stale verify_failures agent_errors timeouts drained \
-	inline_fallbacks batches occupancy deferred; do
+	inline_fallbacks batches occupancy deferred admission_inline; do
 	check_eq "$(json_num /tmp/s.json $f)" "$(backend_field ring_$f)" "json ring.$f = backend_stat ring_$f"
 done
 
@@ -86,7 +86,7 @@ compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted
 huge_pages_since pages_recompressed recompress_saved failed_reads failed_writes invalid_io notify_free writestall miss_free \
 pages_kernel_lz4 pages_agent_cpu pages_agent_gpu pages_same_filled pages_huge agent_state \
 agent_pid ring submitted completed rejected timeouts inline_fallbacks batches occupancy stale \
-verify_failures agent_errors drained deferred unsupported " "key set and order"
+verify_failures agent_errors drained deferred unsupported admission_inline " "key set and order"
 check_eq "$(tr -cd '{' </tmp/s.json | wc -c) $(tr -cd '}' </tmp/s.json | wc -c)" "2 2" \
 	"balanced braces"
 # Every member is "key":value with value a number, a string, null or {.

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram offload ring: admission, whether a written page is offered to the
+ * agent at all (Documentation/kmod.md, "Admission").
+ *
+ * A page staged into a ring the agent does not drain in time costs more
+ * than compressing it: the writer takes the ring lock to find no room and
+ * then compresses anyway, or the page waits, is taken back and is
+ * compressed by the kernel after all.  So admission closes when a written
+ * page finds the ring full: the agent fills slower than the writers stage.
+ * While it is closed, writers compress at once and take no ring lock.  It
+ * reopens only on evidence that the agent drains: a reap that finds
+ * completions and leaves at most half the slots in use.  The gap between
+ * full and half full is the hysteresis, so that admission does not flap
+ * with every slot freed.  An agent that stopped answering leaves nothing to
+ * reap, so one written page per OZRAM_RING_PROBE_MS is staged anyway, the
+ * probe: when the agent runs again it completes it, and staging resumes.
+ */
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+
+#include "ozram_ring_internal.h"
+
+#define OZRAM_RING_PROBE_MS	50
+
+bool ozram_ring_admit(void)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	unsigned long now, probe;
+
+	if (likely(!READ_ONCE(r->admit_closed)))
+		return true;
+	now = jiffies;
+	probe = READ_ONCE(r->admit_next_probe);
+	/* One writer per interval wins the probe; the others go inline. */
+	if (time_after_eq(now, probe) &&
+	    cmpxchg(&r->admit_next_probe, probe,
+		    now + msecs_to_jiffies(OZRAM_RING_PROBE_MS)) == probe)
+		return true;
+	ozram_ring_count(OZRAM_RING_STAT_ADMISSION_INLINE, 1);
+	return false;
+}
+
+/* A written page found no room in the ring. */
+void ozram_ring_admit_close(void)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	lockdep_assert_held(&r->lock);
+	if (r->admit_closed)
+		return;
+	WRITE_ONCE(r->admit_next_probe,
+		   jiffies + msecs_to_jiffies(OZRAM_RING_PROBE_MS));
+	WRITE_ONCE(r->admit_closed, true);
+}
+
+/* A reap found completions: the agent drains. */
+void ozram_ring_admit_drained(void)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	lockdep_assert_held(&r->lock);
+	if (r->admit_closed && r->slots.nr - r->slots.nr_free <= r->slots.nr / 2)
+		WRITE_ONCE(r->admit_closed, false);
+}
+
+/* An agent attaches or detaches: the next one starts with admission open. */
+void ozram_ring_admit_reset(void)
+{
+	lockdep_assert_held(&ozram_ring.lock);
+	WRITE_ONCE(ozram_ring.admit_closed, false);
+}
