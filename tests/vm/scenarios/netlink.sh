@@ -69,7 +69,7 @@ check_eq "$(($(nl_field kernel_lz4) + $(nl_field agent_cpu) + $(nl_field agent_g
 # Every ring number that backend_stat shows, netlink carries, with the
 # same value: both are made from one list.
 ring_keys=$(sed -n 's/^ring_\([a-z_]*\): .*/\1/p' $S/backend_stat)
-check_eq "$(echo $ring_keys | wc -w)" 13 "backend_stat shows the ring's thirteen numbers"
+check_eq "$(echo $ring_keys | wc -w)" 14 "backend_stat shows the ring's fourteen numbers"
 for f in $ring_keys; do
 	check_eq "$(nl_field ring.$f)" "$(backend_field ring_$f)" "netlink ring.$f = backend_stat ring_$f"
 	check_eq "$(nl_field ring.$f)" 0 "ring.$f without a ring"
