@@ -80,12 +80,13 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
+      outputs_(transport.view().header.slots),
       spare_sqes_(transport.view().header.slots),
       spare_pages_(transport.view().header.slots),
       gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
       raw_length_(ozram_ring_producer_raw_length(&transport.view().header)) {
     // Reserve the largest batch once; BatchResult::reset() keeps capacity.
-    result_.reset(transport.view().header.slots);
+    result_.reset_without_payload(transport.view().header.slots);
 }
 
 void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds flush) {
@@ -164,8 +165,14 @@ void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm
         PageCompressor& compressor = picker_->pick_for(algorithm, count);
         backend = compressor.backend();
         const std::uint64_t fallbacks_before = gpu_fallbacks(compressor);
-        compressor.compress(std::span<const std::uint8_t* const>(pages_.data() + first, count),
-                            result_);
+        // Straight into the output slots: the compressor's bytes are where
+        // the producer reads them, with no copy in between.
+        const ring::RingView& view = queues_.view();
+        for (std::uint32_t i = 0; i < count; ++i) {
+            outputs_[i] = view.output_slot(sqes_[first + i].slot);
+        }
+        compressor.compress_into(std::span<const std::uint8_t* const>(pages_.data() + first, count),
+                                 std::span<std::uint8_t* const>(outputs_.data(), count), result_);
         // A batch of which any part fell back to the CPU counts as CPU work.
         gpu_fell_back = gpu_fallbacks(compressor) != fallbacks_before;
         if (backend == Backend::Gpu && !gpu_fell_back) {
@@ -260,22 +267,20 @@ void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t 
         ozram_ring_cqe cqe{sqe.slot, sqe.generation, status, 0, 0, 0, 0};
         if (status == OZRAM_RING_STATUS_OK) {
             const CompressedPage& page = result_.pages[i];
-            std::uint8_t* output = view.output_slot(sqe.slot);
             cqe.encoding = ring_encoding(page.encoding);
             if (page.encoding == PageEncoding::SameFilled) {
                 cqe.fill = page.fill_word;
             } else if ((page.encoding == PageEncoding::Lz4 ||
                         page.encoding == PageEncoding::Compressed) &&
                        page.size > 0 && page.size <= threshold) {
-                std::memcpy(output, result_.bytes(page).data(), page.size);
-                cqe.length = page.size;
+                cqe.length = page.size;  // the bytes are in the slot already
             } else {
                 // Raw, or LZ4 above the ring's threshold: the producer stores
                 // the page it staged, and from ABI 1.4 wants no copy of it.
                 cqe.encoding = ring_encoding(PageEncoding::Raw);
                 cqe.length = raw_length_;
                 if (raw_length_ != 0) {
-                    std::memcpy(output, pages_[first + i], PAGE_SIZE);
+                    std::memcpy(view.output_slot(sqe.slot), pages_[first + i], PAGE_SIZE);
                 }
             }
             cqe.flags = cqe_flags;

@@ -67,7 +67,8 @@ class DrainLoop {
     // `algorithm`, and completes them.
     void compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
     // Posts a completion per gathered page of [first, first + count), whose
-    // results are result_'s; cqe_flags go on the OK ones.
+    // results are result_'s, their bytes already in their output slots;
+    // cqe_flags go on the OK ones.
     void complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
                   std::uint32_t cqe_flags);
     // Rings the producer's doorbell and counts the CPU time it took.
@@ -82,6 +83,8 @@ class DrainLoop {
     std::chrono::microseconds flush_{200};
     std::vector<ozram_ring_sqe> sqes_;
     std::vector<const std::uint8_t*> pages_;
+    // The output slots of a run's pages, where the compressor writes.
+    std::vector<std::uint8_t*> outputs_;
     // Where group_by_algorithm() sorts to, the same size as sqes_ and pages_.
     std::vector<ozram_ring_sqe> spare_sqes_;
     std::vector<const std::uint8_t*> spare_pages_;

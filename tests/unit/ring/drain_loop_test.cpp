@@ -40,6 +40,10 @@ class Failing final : public ozram::daemon::CompressorPicker, public ozram::Page
     void compress(std::span<const std::uint8_t* const>, ozram::BatchResult&) override {
         throw ozram::Error(ENOMEM, "out of pinned memory");
     }
+    void compress_into(std::span<const std::uint8_t* const>, std::span<std::uint8_t* const>,
+                       ozram::BatchResult&) override {
+        throw ozram::Error(ENOMEM, "out of pinned memory");
+    }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
 };
 
@@ -51,6 +55,10 @@ class PosingAsGpu final : public ozram::daemon::CompressorPicker, public ozram::
     ozram::Backend backend() const override { return ozram::Backend::Gpu; }
     void compress(std::span<const std::uint8_t* const> pages, ozram::BatchResult& out) override {
         scalar_->compress(pages, out);
+    }
+    void compress_into(std::span<const std::uint8_t* const> pages,
+                       std::span<std::uint8_t* const> outputs, ozram::BatchResult& out) override {
+        scalar_->compress_into(pages, outputs, out);
     }
     void decompress(const ozram::BatchResult& in, std::span<std::uint8_t* const> pages) override {
         scalar_->decompress(in, pages);
