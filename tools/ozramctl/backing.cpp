@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -123,8 +125,7 @@ WritebackResult run_writeback(const fs::path& dir, std::string_view name,
     }
     // zram shows "none" until a backing device is set; its writeback then
     // answers ENODEV.  Said here in words, before anything is changed.
-    const auto backing = read_line(dir / "backing_dev");
-    if (!backing || backing->empty() || *backing == "none") {
+    if (!has_backing_device(dir)) {
         throw ozram::Error(ENODEV, std::string(name) +
                                        ": no backing device (write a block device to "
                                        "backing_dev before disksize)");
@@ -147,6 +148,36 @@ WritebackResult run_writeback(const fs::path& dir, std::string_view name,
         result.limit_left = read_number(dir / "writeback_limit");
     }
     return result;
+}
+
+bool has_backing_device(const fs::path& dir) {
+    const auto backing = read_line(dir / "backing_dev");
+    return backing && !backing->empty() && *backing != "none";
+}
+
+std::vector<std::string> initialized_devices(const fs::path& block) {
+    std::map<std::uint32_t, std::string> devices;  // sorted by number
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(block, ignored)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with("ozram")) {
+            continue;
+        }
+        std::uint32_t id = 0;
+        const char* digits = name.c_str() + 5;
+        const char* end = name.c_str() + name.size();
+        const auto parsed = std::from_chars(digits, end, id);
+        const bool canonical = digits[0] != '0' || end - digits == 1;  // no "ozram04"
+        if (parsed.ec == std::errc() && parsed.ptr == end && parsed.ptr != digits && canonical &&
+            read_number(entry.path() / "disksize").value_or(0) != 0) {
+            devices.emplace(id, name);
+        }
+    }
+    std::vector<std::string> names;
+    for (auto& [id, name] : devices) {
+        names.push_back(std::move(name));
+    }
+    return names;
 }
 
 std::string writeback_error_message(std::string_view name, std::string_view type, int error,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ozramctl {
 
@@ -61,6 +62,13 @@ struct WritebackResult {
 // support, no backing device, or a file cannot be read or written.
 WritebackResult run_writeback(const std::filesystem::path& dir, std::string_view name,
                               const WritebackRequest& request);
+
+// The initialized devices (ozramN directories of BLOCK whose disksize is
+// not 0), by number.
+std::vector<std::string> initialized_devices(const std::filesystem::path& block);
+
+// Whether DIR/backing_dev names a device (zram shows "none" until one is set).
+bool has_backing_device(const std::filesystem::path& dir);
 
 // zram's errno of a write to the writeback file, in words for `name`.
 // `limit_used_up`: writeback_limit_enable is on and writeback_limit is 0,

@@ -351,8 +351,8 @@ std::string usage_text(Subcommand subcommand) {
                    "  -b, --bytes        sizes in bytes\n";
         case Subcommand::writeback:
             return "Usage: ozramctl writeback --type TYPE [--limit SIZE] [-b] [DEV]\n"
-                   "Write pages of DEV, or of every initialized device, to its backing\n"
-                   "device (backing_dev, set before disksize) through zram's writeback\n"
+                   "Write pages of DEV, or of every initialized device that has one, to its\n"
+                   "backing device (backing_dev, set before disksize) through zram's writeback\n"
                    "file, and print the pages written back with bd_stat before and after\n"
                    "(bd_count, bd_reads, bd_writes, in 4 KiB pages).  Needs root.\n"
                    "  --type TYPE     idle (pages marked idle: write 'all' or an age to\n"

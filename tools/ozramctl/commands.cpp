@@ -294,19 +294,20 @@ int recompress(const CommandLine& line) {
     return 0;
 }
 
+// Over sysfs alone, as zram's tools do: no netlink needed.
 int writeback(const CommandLine& line) {
-    GenlClient client;
     std::vector<std::string> names;
     if (line.device) {
-        names.push_back(client.stats(line.device).dev_name);
+        names.push_back("ozram" + std::to_string(*line.device));
     } else {
-        for (const StatsRecord& record : client.devices()) {
-            if (record.value("initstate").value_or(0) == 1) {
-                names.push_back(record.dev_name);
+        // Every initialized device that has a backing device.
+        for (std::string& name : initialized_devices(SYS_BLOCK)) {
+            if (has_backing_device(SYS_BLOCK / name)) {
+                names.push_back(std::move(name));
             }
         }
         if (names.empty()) {
-            throw ozram::Error(ENODEV, "no initialized ozram device");
+            throw ozram::Error(ENODEV, "no initialized ozram device with a backing device");
         }
     }
     for (const std::string& name : names) {

@@ -201,6 +201,23 @@ TEST_F(FakeSysfs, NoWritebackFileOrNoDevice) {
               ENODEV);
 }
 
+TEST_F(FakeSysfs, InitializedDevicesByNumberAndTheirBackingDevice) {
+    write("disksize", "67108864\n");
+    for (const char* name : {"ozram10", "ozram2", "ozram3", "zram0", "ozramx", "ozram04"}) {
+        fs::create_directory(root_ / name);
+        std::ofstream(root_ / name / "disksize") << "4096\n";
+    }
+    std::ofstream(root_ / "ozram3" / "disksize") << "0\n";  // not initialized
+    fs::create_directory(root_ / "ozram5");                 // no disksize file
+    EXPECT_EQ(initialized_devices(root_),
+              (std::vector<std::string>{"ozram0", "ozram2", "ozram10"}));
+    EXPECT_TRUE(initialized_devices(root_ / "none").empty());
+    EXPECT_TRUE(has_backing_device(dir_));
+    EXPECT_FALSE(has_backing_device(root_ / "ozram2"));
+    write("backing_dev", "none\n");
+    EXPECT_FALSE(has_backing_device(dir_));
+}
+
 TEST_F(FakeSysfs, UnreadableBdStatIsAnError) {
     fs::remove(dir_ / "bd_stat");
     EXPECT_EQ(error_of([&] { run_writeback(dir_, "ozram0", {.type = "idle"}); }), EIO);
