@@ -1,4 +1,4 @@
-# vm: --mem 256
+# vm: --mem 256 --program /usr/bin/script
 # vm-agent: no it checks the output for a module without an agent (agent_pid 0, detached)
 # ozramctl end to end: its numbers equal sysfs's after a known workload, its
 # JSON has exactly the documented keys, reads are open to every user while
@@ -161,6 +161,22 @@ check_eq "$(grep -c '^ozram0 ' /tmp/live.txt)" "$(($(grep -c '^DEVICE  RATIO' /t
 	"two lines of ozram0 per block"
 check_eq "$(grep -c "$(printf '\033')" /tmp/live.txt)" 0 "escape sequences without a terminal"
 check_eq "$(awk 'length > 80' /tmp/live.txt | wc -l)" 0 "lines over 80 columns"
+
+step "stats --watch on a terminal: each frame clears the screen and replaces the last"
+# util-linux script(1), carried into the VM, gives ozramctl a pseudo-terminal.
+command -v script >/dev/null || fail "script(1) is not in the VM (tests/vm/run --program)"
+if [ ! -e /dev/pts/ptmx ]; then
+	mkdir -p /dev/pts
+	mount -t devpts devpts /dev/pts || fail "cannot mount devpts"
+fi
+[ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
+script -q -c "timeout -s INT 4 ozramctl stats --watch 0" /tmp/tty.txt >/dev/null </dev/null
+cat -v /tmp/tty.txt | head -n 8
+# A frame starts right after the escape sequences, not at a line's start.
+frames=$(grep -c 'ozram: rates and p99' /tmp/tty.txt || true)
+check_cmp "$frames" -ge 2 "frames on the terminal"
+check_eq "$(grep -o "$(printf '\033')\[H$(printf '\033')\[2J" /tmp/tty.txt | wc -l)" "$frames" \
+	"a home-and-clear before each frame"
 
 step "writeback without the module's writeback: said, exit status 1"
 if [ -e $S/writeback ]; then
