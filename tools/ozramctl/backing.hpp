@@ -17,8 +17,8 @@ namespace ozramctl {
 // size of the machine.
 inline constexpr std::uint64_t WRITEBACK_UNIT = 4096;
 
-// bd_stat: pages on the backing device, pages read from it and pages
-// written to it, since the device was initialized.
+// bd_stat, in 4 KiB blocks of the backing device (a page each in zram):
+// held there now, read from it and written to it since initialization.
 struct BackingStat {
     std::uint64_t count = 0;   // bd_count
     std::uint64_t reads = 0;   // bd_reads
@@ -76,7 +76,7 @@ bool has_backing_device(const std::filesystem::path& dir);
 std::string writeback_error_message(std::string_view name, std::string_view type, int error,
                                     bool limit_used_up);
 
-// The pages written back (bd_writes after minus before, with their size),
+// The blocks written back (bd_writes after minus before, with their size),
 // then bd_stat before and after as a table, then the budget left.
 std::string writeback_summary(std::string_view name, const WritebackResult& result, bool bytes);
 
