@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ozram/algorithm.hpp"
 #include "ozram/backend.hpp"
 
 namespace ozram::bench {
@@ -16,6 +17,8 @@ enum class OutputFormat : std::uint8_t { Table, Json, Csv };
 struct Options {
     std::string input;
     BackendChoice backend = BackendChoice::All;
+    // The format of the backends' pages and of the reference library's rows.
+    Algorithm algorithm = Algorithm::Lz4;
     unsigned threads = 0;  // 0: every online core
     std::size_t batch = 1024;
     unsigned repeats = 5;
