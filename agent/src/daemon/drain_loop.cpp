@@ -59,6 +59,10 @@ std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
     return gpu ? gpu->fallback_batches() : 0;
 }
 
+// The doorbell thread's stack: it makes one ioctl and, on an error, an
+// exception with a message.
+constexpr std::size_t DOORBELL_STACK_SIZE = 256 * 1024;
+
 // The CPU time of the calling thread, system time included.
 std::chrono::nanoseconds thread_cpu_time() {
     timespec now{};
@@ -69,7 +73,7 @@ std::chrono::nanoseconds thread_cpu_time() {
 }  // namespace
 
 void DrainLoop::ring_doorbell() {
-    if (!doorbell_.joinable()) {
+    if (!doorbell_running_) {
         const auto before = thread_cpu_time();
         transport_.notify_completions();
         stats_.doorbell_cpu += thread_cpu_time() - before;
@@ -120,7 +124,7 @@ void DrainLoop::rethrow_doorbell_error() {
 }
 
 void DrainLoop::set_async_doorbell(bool on) {
-    if (on == doorbell_.joinable()) {
+    if (on == doorbell_running_) {
         return;
     }
     if (!on) {
@@ -128,11 +132,29 @@ void DrainLoop::set_async_doorbell(bool on) {
         return;
     }
     doorbell_stop_ = false;
-    doorbell_ = std::thread([this] { doorbell_thread(); });
+    pthread_attr_t attributes;
+    int error = ::pthread_attr_init(&attributes);
+    if (error == 0) {
+        error = ::pthread_attr_setstacksize(&attributes, DOORBELL_STACK_SIZE);
+        if (error == 0) {
+            error = ::pthread_create(
+                &doorbell_, &attributes,
+                [](void* loop) -> void* {
+                    static_cast<DrainLoop*>(loop)->doorbell_thread();
+                    return nullptr;
+                },
+                this);
+        }
+        ::pthread_attr_destroy(&attributes);
+    }
+    if (error != 0) {
+        throw Error(error, "cannot start the doorbell thread");
+    }
+    doorbell_running_ = true;
 }
 
 void DrainLoop::finish_doorbell() {
-    if (!doorbell_.joinable()) {
+    if (!doorbell_running_) {
         return;
     }
     {
@@ -140,7 +162,8 @@ void DrainLoop::finish_doorbell() {
         doorbell_stop_ = true;
     }
     doorbell_wake_.notify_one();
-    doorbell_.join();
+    ::pthread_join(doorbell_, nullptr);
+    doorbell_running_ = false;
     stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
     rethrow_doorbell_error();
 }

@@ -2,6 +2,8 @@
 // bytes in the output slots and the completions in the CQ.
 #pragma once
 
+#include <pthread.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -9,7 +11,6 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "agent_metrics.hpp"
@@ -121,7 +122,10 @@ class DrainLoop {
 
     // The doorbell thread, when on: `pending` says a publish has not been
     // rung since; it rings with the lock dropped.
-    std::thread doorbell_;
+    // A pthread for its small stack: ozramd locks its memory, every page of
+    // a thread's stack included.
+    pthread_t doorbell_{};
+    bool doorbell_running_ = false;
     std::mutex doorbell_mutex_;
     std::condition_variable doorbell_wake_;
     bool doorbell_pending_ = false;
