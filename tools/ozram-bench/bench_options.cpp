@@ -72,10 +72,11 @@ N threads, and whether both store the same bytes to within 0.1 %.
   --repeat N         passes over the corpus; medians are reported (default 5)
   --max-pages N      use only the first N pages of the corpus
   --huge-threshold BYTES
-                     the largest LZ4 block ozram's backends keep: a page
-                     whose block is longer is stored raw, as zram does
-                     (default 3071, below zram's huge class); 4096 keeps
-                     every block that fits the page, as liblz4's figures do
+                     the largest block (in any format) ozram's backends
+                     keep: a page whose block is longer is stored raw, as
+                     zram does (default 3071, below zram's huge class);
+                     4096 keeps every block that fits the page, as the
+                     library rows do
   --json             one JSON object per line
   --csv              a header line, then one line per row
   --print-crossover  calibrate the cost model and print the batch sizes from

@@ -23,8 +23,8 @@ struct Options {
     std::size_t batch = 1024;
     unsigned repeats = 5;
     std::size_t max_pages = 0;  // 0: the whole corpus
-    // The largest LZ4 block kept; a page whose block is longer is stored raw
-    // (zram's rule).
+    // The largest compressed block kept (in any format); a page whose block
+    // is longer is stored raw (zram's rule).
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
