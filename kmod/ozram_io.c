@@ -109,7 +109,8 @@ int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 	return ret;
 }
 
-int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
+int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
+		    struct bio *parent)
 {
 	unsigned long handle;
 	void *dst;
@@ -124,7 +125,7 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 		 * leaves its result undefined, as in zram.
 		 */
 		ozram_slot_unlock(oz, index);
-		ret = ozram_wb_read(oz, handle, page);
+		ret = ozram_wb_read(oz, handle, page, parent);
 		if (ret)
 			pr_err_ratelimited("%s: page %u: backing device read failed: %d\n",
 					   oz->disk->disk_name, index, ret);

@@ -24,11 +24,15 @@ void ozram_free_slot(struct ozram *oz, u32 index);
 /* Reads the stored object of slot @index into @page; slot lock held. */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page);
 
+struct bio;
+
 /*
  * Writeback (ozram_io_wb.c): frees block @blk of the backing device; reads
- * it into @page, waiting for the read (0 or -errno).
+ * it into @page, with a bio chained to @parent, or waiting for the read
+ * without one (0 or -errno).
  */
 void ozram_wb_free_block(struct ozram *oz, unsigned long blk);
-int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page);
+int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
+		  struct bio *parent);
 
 #endif /* OZRAM_IO_INTERNAL_H */

@@ -239,12 +239,31 @@ static void ozram_wb_read_work(struct work_struct *work)
 }
 
 /*
- * Reads block @blk into @page and waits for it.  Inside a ->submit_bio
- * (current->bio_list set) a bio submitted here would only be queued until
- * this one returns: the read is then done by a worker.  rw_page and
- * partial I/O through it read directly.
+ * A read for a request: the bio is chained to @parent, which completes
+ * only once the block is in @page, with the read's error if it fails.
+ * Submitted from ozram's ->submit_bio, it is queued and issued when that
+ * returns.
  */
-int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page)
+static int ozram_wb_read_chained(struct ozram *oz, unsigned long blk,
+				 struct page *page, struct bio *parent)
+{
+	struct bio *bio = bio_alloc(oz->bdev, 1, REQ_OP_READ, GFP_NOIO);
+
+	bio->bi_iter.bi_sector = ozram_wb_sector(blk);
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	bio_chain(bio, parent);
+	submit_bio(bio);
+	return 0;
+}
+
+/*
+ * Reads block @blk into @page: chained to @parent if given, otherwise
+ * waited for.  Inside a ->submit_bio (current->bio_list set) a bio
+ * submitted and waited for here would only be queued until that returns:
+ * a waited-for read is then done by a worker.  rw_page reads directly.
+ */
+int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
+		  struct bio *parent)
 {
 	struct ozram_wb_read r = {
 		.bdev = oz->bdev,
@@ -253,6 +272,8 @@ int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page)
 	};
 
 	atomic64_inc(&oz->stats.bd_reads);
+	if (parent)
+		return ozram_wb_read_chained(oz, blk, page, parent);
 	if (!current->bio_list)
 		return ozram_wb_read_sync(oz->bdev, page, blk);
 
