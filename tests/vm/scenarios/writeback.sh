@@ -105,6 +105,27 @@ expect_errno OK sysfs-write $S/writeback "page_index=100"
 check_eq "$(bd 1)" $((TEXT + RAND - 23)) "bd_count after page_index=100 again"
 verify "after page_index="
 
+step "pages rewritten while a pass writes them back keep the new content"
+dev_reset 0
+sysfs_set $S/backing_dev "$L"
+dev_setup 0 64M
+cp /tmp/orig.bin /tmp/data.bin
+fill
+sysfs_set $S/idle all
+pagegen --pages 1024 --kind text --seed 134 >/tmp/new.bin
+sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
+wb=$!
+dd if=/tmp/new.bin of=$D bs=4096 oflag=direct 2>/dev/null || fail "rewrite failed"
+dd if=$D of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null || fail "read during writeback failed"
+wait $wb
+check_eq "$(tail -n 1 /tmp/wb.out)" OK "writeback racing the rewrite"
+dd if=/tmp/new.bin of=/tmp/data.bin bs=4096 conv=notrunc 2>/dev/null
+ring_settle 0
+verify "after rewrites racing writeback"
+# The rewritten pages are in memory or written back, never both: the
+# blocks are those of the pages marked w.
+check_eq "$(bd 1)" "$(wb_pages)" "bd_count against the pages marked w"
+
 step "reset with pages on the backing device releases it"
 dev_reset 0
 check_eq "$(cat $S/backing_dev)" none "backing_dev after reset"
