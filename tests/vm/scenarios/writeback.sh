@@ -4,8 +4,9 @@
 # writeback_limit and writeback_limit_enable, bd_stat.  The backing device
 # is a loop device on a file in the guest's tmpfs, or a device-mapper
 # device over it that can be switched to the error target.  Every byte
-# reads back after writeback, after overwrites and discards, and after a
-# failed write; reset releases the backing device.  With the agent
+# reads back after writeback, after overwrites and discards, after a
+# failed write, and in an ext4 file system mounted again after writeback;
+# reset releases the backing device.  With the agent
 # (--agent cpu), pages staged for it are never written back.  Runs
 # unchanged on stock zram (DEV=zram), except for ozram's own counters.
 
@@ -208,6 +209,25 @@ check_eq "$(bd 1)" $((TEXT + RAND)) "bd_count after writing back again"
 verify "after writing back again"
 dev_reset 0
 dmsetup remove ozwb || fail "the dm device is still held after reset"
+
+step "ext4 written back, unmounted and mounted again reads back"
+sysfs_set $S/backing_dev "$L"
+dev_setup 0 64M
+mke2fs -q -F -b 4096 -t ext4 $D || fail "mke2fs failed"
+mkdir -p /mnt/fs
+mount -t ext4 $D /mnt/fs || fail "mount failed"
+cp /tmp/orig.bin /mnt/fs/data.bin
+umount /mnt/fs
+ring_settle 0
+sysfs_set $S/idle all
+expect_errno OK sysfs-write $S/writeback idle
+check_cmp "$(bd 1)" -gt $((TEXT + RAND)) "blocks on the backing device"
+echo 3 >/proc/sys/vm/drop_caches
+e2fsck -f -n $D >/tmp/fsck.out 2>&1 || fail "e2fsck: $(tail -n 3 /tmp/fsck.out)"
+mount -t ext4 $D /mnt/fs || fail "mount after writeback failed"
+check_eq "$(md5 /mnt/fs/data.bin)" "$(md5 /tmp/orig.bin)" "md5 of the file after writeback and a remount"
+umount /mnt/fs
+dev_reset 0
 
 if [ "${AGENT:-none}" = cpu ] && [ "$DEV" = ozram ]; then
 	step "pages staged for a stopped agent are never written back"
