@@ -159,6 +159,21 @@ sysfs_set $S/writeback_limit_enable 0
 verify "after limited writeback"
 dev_reset 0
 
+step "a full backing device: ENOSPC, the rest stays in memory"
+dd if=/dev/zero of=/tmp/small.img bs=1M count=1 2>/dev/null
+L2=$(losetup -f) || fail "no free loop device"
+losetup $L2 /tmp/small.img || fail "losetup $L2 failed"
+sysfs_set $S/backing_dev "$L2"
+dev_setup 0 64M
+fill
+sysfs_set $S/idle all
+expect_errno ENOSPC sysfs-write $S/writeback idle
+# 256 blocks, the first never used.
+check_eq "$(bd 1)" 255 "bd_count on a full backing device"
+verify "after ENOSPC"
+dev_reset 0
+losetup -d $L2 || fail "the small loop device is still held after reset"
+
 step "huge and huge_idle write back only pages stored raw"
 sysfs_set $S/backing_dev "$L"
 dev_setup 0 64M
@@ -213,11 +228,11 @@ verify "after writing back again"
 dev_reset 0
 dmsetup remove ozwb || fail "the dm device is still held after reset"
 
-# zram 6.1 writes one page at a time, 3 s each here: ozram only.
+# zram 6.1 writes one page at a time, 10 s each here: ozram only.
 if [ "$DEV" = ozram ]; then
 	step "reads are served from memory while their pages are being written back"
-	# Every write to the backing device takes 3 s; reads go straight through.
-	dmsetup create ozslow --table "0 $sectors delay $L 0 0 $L 0 3000" ||
+	# Every write to the backing device takes 10 s; reads go straight through.
+	dmsetup create ozslow --table "0 $sectors delay $L 0 0 $L 0 10000" ||
 		fail "dmsetup create failed"
 	M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozslow | tr -d ' ')
 	sysfs_set $S/backing_dev "$M"
