@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <lz4.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "gpu_test_support.hpp"
@@ -65,6 +66,49 @@ TEST_F(GpuCodec, DeviceOutputEqualsTheHostEmulation) {
             ++differing;
     }
     EXPECT_EQ(differing, 0u);
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
+}
+
+// The agent's path: each page's bytes straight into its own buffer, byte
+// for byte what compress() puts in the payload, and decoded by liblz4.
+TEST_F(GpuCodec, CompressIntoWritesEachBlockIntoItsBuffer) {
+    const auto pages = corpus_pages(300);
+    auto gpu = GpuBatchCompressor::create({});
+    std::vector<Page> outputs(pages.size());
+    std::vector<std::uint8_t*> out_ptrs;
+    for (Page& output : outputs) {
+        output.fill(0xa5);
+        out_ptrs.push_back(output.data());
+    }
+    BatchResult into;
+    gpu->compress_into(pointers_to(pages), out_ptrs, into);
+    BatchResult reference;
+    gpu->compress(pointers_to(pages), reference);
+    ASSERT_EQ(into.pages.size(), pages.size());
+    EXPECT_TRUE(into.payload.empty());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const CompressedPage& page = into.pages[i];
+        const CompressedPage& expected = reference.pages[i];
+        const auto bytes = reference.bytes(expected);
+        const std::uint8_t* out = outputs[i].data();
+        const std::size_t written = page.encoding == PageEncoding::Lz4 ? page.size : 0;
+        Page restored{};
+        const bool ok =
+            page.encoding == expected.encoding && page.size == expected.size &&
+            page.fill_word == expected.fill_word &&
+            std::all_of(out + written, out + PAGE_SIZE, [](std::uint8_t b) { return b == 0xa5; }) &&
+            (page.encoding != PageEncoding::Lz4 ||
+             (std::equal(out, out + page.size, bytes.begin(), bytes.end()) &&
+              LZ4_decompress_safe(reinterpret_cast<const char*>(out),
+                                  reinterpret_cast<char*>(restored.data()),
+                                  static_cast<int>(page.size), PAGE_SIZE) == PAGE_SIZE &&
+              restored == pages[i]));
+        if (!ok)
+            ++wrong;
+    }
+    EXPECT_EQ(wrong, 0u);
+    EXPECT_EQ(count_wrong_pages(reference, pages), 0u);
     EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
 }
 

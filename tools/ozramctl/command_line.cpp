@@ -21,13 +21,14 @@ constexpr SubcommandName SUBCOMMANDS[] = {
     {"agent", Subcommand::agent},           {"reset-stats", Subcommand::reset_stats},
     {"compact", Subcommand::compact},       {"setup", Subcommand::setup},
     {"export", Subcommand::export_metrics}, {"latency", Subcommand::latency},
-    {"recompress", Subcommand::recompress},
+    {"recompress", Subcommand::recompress}, {"writeback", Subcommand::writeback},
 };
 
 bool takes_device(Subcommand subcommand) {
     return subcommand == Subcommand::stats || subcommand == Subcommand::reset_stats ||
            subcommand == Subcommand::compact || subcommand == Subcommand::setup ||
-           subcommand == Subcommand::latency || subcommand == Subcommand::recompress;
+           subcommand == Subcommand::latency || subcommand == Subcommand::recompress ||
+           subcommand == Subcommand::writeback;
 }
 
 bool shows_stats(Subcommand subcommand) {
@@ -48,6 +49,7 @@ class Parser {
                 operand(arguments_.name());
             }
         }
+        take_type();
         check();
         return line_;
     }
@@ -79,16 +81,19 @@ class Parser {
         } else if (name == "--swap") {
             flag(line_.swap);
         } else if (name == "-w" || name == "--watch") {
-            line_.watch_seconds =
-                ozram::cli::parse_integer_option(name, arguments_.value(), 1U, 86400U);
+            flag(line_.watch);
         } else if (name == "-s" || name == "--size") {
             line_.size = parse_size_option(name, arguments_.value());
         } else if (name == "--type") {
-            line_.recompress.type = std::string(arguments_.value());
-            const std::string& type = *line_.recompress.type;
-            if (type != "idle" && type != "huge" && type != "huge_idle") {
-                throw ozram::cli::bad_value(name, "idle, huge or huge_idle", type);
+            // Checked once the subcommand is known: its types differ.
+            type_ = std::string(arguments_.value());
+        } else if (name == "--limit") {
+            const std::uint64_t limit = parse_size_option(name, arguments_.value());
+            if (writeback_limit_pages(limit) == 0) {
+                throw ozram::cli::bad_value(name, "at least 4K (one writeback unit)",
+                                            std::to_string(limit));
             }
+            line_.writeback.limit_bytes = limit;
         } else if (name == "--threshold") {
             line_.recompress.threshold = parse_size_option(name, arguments_.value());
         } else if (name == "--max-pages") {
@@ -104,6 +109,28 @@ class Parser {
             line_.priority = ozram::cli::parse_integer_option(name, arguments_.value(), -1, 32767);
         } else {
             arguments_.reject();
+        }
+    }
+
+    // --type: recompress's or writeback's, by the subcommand.
+    void take_type() {
+        if (!type_ || line_.help || line_.version) {
+            return;
+        }
+        const std::string& type = *type_;
+        if (line_.subcommand == Subcommand::writeback) {
+            if (!is_writeback_type(type)) {
+                throw ozram::cli::bad_value("--type", "idle, huge, huge_idle or incompressible",
+                                            type);
+            }
+            line_.writeback.type = type;
+        } else {
+            // Elsewhere check() refuses it as no option of the subcommand.
+            if (line_.subcommand == Subcommand::recompress && type != "idle" && type != "huge" &&
+                type != "huge_idle") {
+                throw ozram::cli::bad_value("--type", "idle, huge or huge_idle", type);
+            }
+            line_.recompress.type = type;
         }
     }
 
@@ -158,18 +185,21 @@ class Parser {
         if (line_.json && !shows_stats(sub)) {
             throw UsageError("--json" + where);
         }
-        if (line_.bytes && !shows_stats(sub) && sub != Subcommand::recompress) {
+        if (line_.bytes && !shows_stats(sub) && sub != Subcommand::recompress &&
+            sub != Subcommand::writeback) {
             throw UsageError("--bytes" + where);
         }
-        if (line_.watch_seconds && sub != Subcommand::stats && sub != Subcommand::agent &&
-            sub != Subcommand::latency) {
+        if (line_.watch && !watches(sub)) {
             throw UsageError("--watch" + where);
         }
         if (line_.prometheus && sub != Subcommand::stats) {
             throw UsageError("--format prometheus" + where);
         }
-        if (sub != Subcommand::export_metrics && (line_.textfile_dir || line_.interval_seconds)) {
-            throw UsageError(std::string(line_.textfile_dir ? "--textfile" : "--interval") + where);
+        if (sub != Subcommand::export_metrics && line_.textfile_dir) {
+            throw UsageError("--textfile" + where);
+        }
+        if (sub != Subcommand::export_metrics && line_.interval_seconds && !line_.watch) {
+            throw UsageError(watches(sub) ? "--interval needs --watch" : "--interval" + where);
         }
         if (sub == Subcommand::export_metrics && !line_.textfile_dir) {
             throw UsageError("export needs --textfile DIR");
@@ -188,6 +218,12 @@ class Parser {
                                                        : "--algo") +
                              where);
         }
+        if (sub != Subcommand::writeback && line_.writeback.limit_bytes) {
+            throw UsageError("--limit" + where);
+        }
+        if (sub == Subcommand::writeback && !line_.writeback.type) {
+            throw UsageError("writeback needs --type");
+        }
         if (sub == Subcommand::setup) {
             if (!line_.size) {
                 throw UsageError("setup needs --size");
@@ -198,8 +234,13 @@ class Parser {
         }
     }
 
+    static bool watches(Subcommand sub) {
+        return sub == Subcommand::stats || sub == Subcommand::agent || sub == Subcommand::latency;
+    }
+
     ozram::cli::Arguments arguments_;
     CommandLine line_;
+    std::optional<std::string> type_;
 };
 
 }  // namespace
@@ -238,23 +279,29 @@ std::string usage_text(Subcommand subcommand) {
                    "  -j, --json    one JSON object\n"
                    "  -b, --bytes   sizes in bytes\n";
         case Subcommand::stats:
-            return "Usage: ozramctl stats [-j | --format FMT] [-b] [-w SECS] [DEV]\n"
+            return "Usage: ozramctl stats [-j | --format FMT] [-b] [-w [--interval SECS]] [DEV]\n"
                    "Statistics of DEV (ozramN, /dev/ozramN or N), or of every device and\n"
-                   "their total.\n"
+                   "their total, with the backing device's bd_stat where there is one.\n"
                    "  -j, --json          one JSON object (one per line with --watch)\n"
                    "      --format FMT    text (default), json, or prometheus: the\n"
                    "                      Prometheus text format 0.0.4, metrics ozram_*\n"
                    "                      with a device label\n"
                    "  -b, --bytes         sizes in bytes\n"
-                   "  -w, --watch SECS    print again every SECS seconds until interrupted\n";
+                   "  -w, --watch         a live view until interrupted: per device the\n"
+                   "                      ratio, memory, stored pages per backend per\n"
+                   "                      second and p99 latencies, then the ring; redrawn\n"
+                   "                      in place on a terminal, one block per sample\n"
+                   "                      otherwise (JSON and prometheus: the whole output)\n"
+                   "      --interval SECS seconds between samples under --watch (default 1)\n";
         case Subcommand::agent:
-            return "Usage: ozramctl agent [-j] [-w SECS]\n"
+            return "Usage: ozramctl agent [-j] [-w [--interval SECS]]\n"
                    "State of the compression agent (ozramd) and of the offload ring:\n"
                    "attached or not, pid, ring occupancy, batches, pages per backend,\n"
                    "fallbacks, rejected completions, verify failures (n/a: not reported\n"
                    "by this module).\n"
-                   "  -j, --json        one JSON object\n"
-                   "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
+                   "  -j, --json          one JSON object\n"
+                   "  -w, --watch         print again every interval until interrupted\n"
+                   "      --interval SECS seconds between samples under --watch (default 1)\n";
         case Subcommand::reset_stats:
             return "Usage: ozramctl reset-stats [DEV]\n"
                    "Reset the event counters (io_stat, debug_stat, huge_pages_since,\n"
@@ -280,14 +327,15 @@ std::string usage_text(Subcommand subcommand) {
                    "  --interval SECS     write again every SECS seconds until interrupted\n"
                    "                      (default: once)\n";
         case Subcommand::latency:
-            return "Usage: ozramctl latency [-j] [-w SECS] [DEV]\n"
+            return "Usage: ozramctl latency [-j] [-w [--interval SECS]] [DEV]\n"
                    "Latency of page writes, page reads and ring round trips (a page\n"
                    "staged for the agent until it is stored) of DEV, or of every device\n"
                    "and their total: count, mean, p50, p99 and p99.9, then the\n"
                    "histograms.  Quantiles are estimated from log2 buckets (linearly\n"
                    "within a bucket, as Prometheus's histogram_quantile).\n"
-                   "  -j, --json        one JSON object\n"
-                   "  -w, --watch SECS  print again every SECS seconds until interrupted\n";
+                   "  -j, --json          one JSON object\n"
+                   "  -w, --watch         print again every interval until interrupted\n"
+                   "      --interval SECS seconds between samples under --watch (default 1)\n";
         case Subcommand::recompress:
             return "Usage: ozramctl recompress [--type TYPE] [--threshold SIZE] [--max-pages N]\n"
                    "                          [--algo NAME] [-b] [DEV]\n"
@@ -301,6 +349,19 @@ std::string usage_text(Subcommand subcommand) {
                    "  --max-pages N      at most N pages\n"
                    "  --algo NAME        only this recompression algorithm\n"
                    "  -b, --bytes        sizes in bytes\n";
+        case Subcommand::writeback:
+            return "Usage: ozramctl writeback --type TYPE [--limit SIZE] [-b] [DEV]\n"
+                   "Write pages of DEV, or of every initialized device that has one, to its\n"
+                   "backing device (backing_dev, set before disksize) through zram's writeback\n"
+                   "file, and print what was written back with bd_stat before and after\n"
+                   "(bd_count, bd_reads, bd_writes, in 4 KiB blocks).  Needs root.\n"
+                   "  --type TYPE     idle (pages marked idle: write 'all' or an age to\n"
+                   "                  the idle file first), huge (pages stored raw),\n"
+                   "                  huge_idle (both), or incompressible (zram 6.2's ABI)\n"
+                   "  --limit SIZE    first set writeback_limit to SIZE (K, M, G or T; in\n"
+                   "                  4 KiB units, rounded down) and writeback_limit_enable\n"
+                   "                  to 1; the budget then shrinks with every page written\n"
+                   "  -b, --bytes     sizes in bytes\n";
         case Subcommand::none:
             break;
     }
@@ -320,12 +381,15 @@ std::string usage_text(Subcommand subcommand) {
            "                          metrics for node_exporter's textfile collector\n"
            "  recompress [--type TYPE] [--threshold SIZE] [--max-pages N] [--algo NAME] [DEV]\n"
            "                          recompress stored pages with recomp_algorithm's\n"
+           "  writeback --type TYPE [--limit SIZE] [DEV]\n"
+           "                          write pages to the backing device (bd_stat)\n"
            "\n"
            "Options:\n"
            "  -j, --json              JSON output (devices, stats, agent, latency)\n"
            "      --format FMT        text, json or prometheus (stats)\n"
            "  -b, --bytes             sizes in bytes, not K/M/G\n"
-           "  -w, --watch SECS        repeat every SECS seconds (stats, agent, latency)\n"
+           "  -w, --watch             repeat until interrupted (stats: a live view)\n"
+           "      --interval SECS     seconds between samples (--watch, export)\n"
            "  -h, --help              this text; 'ozramctl COMMAND --help' for a command\n"
            "  -V, --version           the version\n"
            "\n"

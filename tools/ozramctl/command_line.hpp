@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backing.hpp"
 #include "recompress.hpp"
 
 namespace ozramctl {
@@ -23,30 +24,36 @@ enum class Subcommand {
     export_metrics,  // "export"
     latency,
     recompress,
+    writeback,
 };
 
 struct CommandLine {
     Subcommand subcommand = Subcommand::none;
-    bool help = false;                      // --help: of the subcommand when there is one
-    bool version = false;                   // --version
-    bool json = false;                      // -j, --json, --format json
-    bool prometheus = false;                // --format prometheus
-    bool bytes = false;                     // -b, --bytes
-    std::optional<unsigned> watch_seconds;  // -w, --watch SECS
-    std::optional<std::uint32_t> device;    // DEV
+    bool help = false;                    // --help: of the subcommand when there is one
+    bool version = false;                 // --version
+    bool json = false;                    // -j, --json, --format json
+    bool prometheus = false;              // --format prometheus
+    bool bytes = false;                   // -b, --bytes
+    bool watch = false;                   // -w, --watch
+    std::optional<std::uint32_t> device;  // DEV
     // setup
     std::optional<std::uint64_t> size;  // -s, --size SIZE
     bool swap = false;                  // --swap
     std::optional<int> priority;        // -p, --priority N (-1..32767)
     // export
     std::optional<std::string> textfile_dir;   // --textfile DIR
-    std::optional<unsigned> interval_seconds;  // --interval SECS
+    std::optional<unsigned> interval_seconds;  // --interval SECS (export, --watch)
     // recompress
     RecompressRequest recompress;  // --type, --threshold, --max-pages, --algo
+    // writeback
+    WritebackRequest writeback;  // --type, --limit
 };
 
 // "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.
 std::optional<std::uint32_t> parse_device(std::string_view text);
+
+// The seconds between two samples under --watch and export --interval.
+inline constexpr unsigned DEFAULT_WATCH_SECONDS = 1;
 
 // Parses argv[1..]; throws ozram::cli::UsageError with a message for people.
 CommandLine parse_command_line(const std::vector<std::string_view>& args);

@@ -7,10 +7,12 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
 
+#include "backing.hpp"
 #include "device_setup.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
@@ -19,6 +21,7 @@
 #include "recompress.hpp"
 #include "text_output.hpp"
 #include "textfile_export.hpp"
+#include "watch_view.hpp"
 
 namespace ozramctl {
 namespace {
@@ -49,13 +52,17 @@ int every(unsigned seconds, const std::function<void(bool first)>& once) {
     return 0;
 }
 
-// Prints once, or every line.watch_seconds until SIGINT/SIGTERM (exit 0).
+unsigned watch_seconds(const CommandLine& line) {
+    return line.interval_seconds.value_or(DEFAULT_WATCH_SECONDS);
+}
+
+// Prints once, or every interval under --watch until SIGINT/SIGTERM (exit 0).
 int repeat(const CommandLine& line, const std::function<std::string()>& render) {
-    if (!line.watch_seconds) {
+    if (!line.watch) {
         print(render());
         return 0;
     }
-    return every(*line.watch_seconds, [&](bool first) {
+    return every(watch_seconds(line), [&](bool first) {
         const std::string text = render();
         if (!line.json && !line.prometheus && !first) {
             print("\n");  // a blank line between two samples
@@ -70,12 +77,33 @@ struct AllStats {
     StatsRecord total;
 };
 
+const std::filesystem::path SYS_BLOCK = "/sys/block";
+
+// bd_stat is in sysfs only; a device without the file has no backing device.
+void add_backing(StatsRecord& record) {
+    record.backing = read_bd_stat(SYS_BLOCK / record.dev_name);
+}
+
+StatsRecord device_stats(GenlClient& client, std::optional<std::uint32_t> device) {
+    StatsRecord record = client.stats(device);
+    add_backing(record);
+    return record;
+}
+
 AllStats all_stats(GenlClient& client) {
     AllStats all;
     for (const auto& device : client.devices()) {
-        all.devices.push_back(client.stats(device.dev_id));
+        all.devices.push_back(device_stats(client, device.dev_id));
     }
     all.total = client.stats(std::nullopt);
+    for (const StatsRecord& device : all.devices) {
+        if (device.backing) {
+            if (!all.total.backing) {
+                all.total.backing.emplace();
+            }
+            *all.total.backing += *device.backing;
+        }
+    }
     return all;
 }
 
@@ -91,12 +119,46 @@ int devices(const CommandLine& line) {
     return 0;
 }
 
+// The live view: redrawn in place on a terminal, a block per sample
+// (separated by a blank line) otherwise.
+int watch_view(const CommandLine& line, GenlClient& client) {
+    const TextOptions options{.bytes = line.bytes};
+    const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+    std::optional<WatchSample> previous;
+    timespec previous_time = {};
+    return every(watch_seconds(line), [&](bool first) {
+        WatchSample sample;
+        if (line.device) {
+            sample.devices.push_back(device_stats(client, line.device));
+            sample.total = client.stats(std::nullopt);
+            sample.show_total = false;
+        } else {
+            AllStats all = all_stats(client);
+            sample.devices = std::move(all.devices);
+            sample.total = std::move(all.total);
+        }
+        timespec now = {};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        const double seconds = static_cast<double>(now.tv_sec - previous_time.tv_sec) +
+                               static_cast<double>(now.tv_nsec - previous_time.tv_nsec) / 1e9;
+        const std::string frame =
+            render_watch(sample, previous ? &*previous : nullptr, seconds, options);
+        // Home and clear: the frame replaces the last one.
+        print(terminal ? "\x1b[H\x1b[2J" + frame : (first ? "" : "\n") + frame);
+        previous = std::move(sample);
+        previous_time = now;
+    });
+}
+
 int stats(const CommandLine& line) {
     GenlClient client;
     const TextOptions options{.bytes = line.bytes};
+    if (line.watch && !line.json && !line.prometheus) {
+        return watch_view(line, client);
+    }
     return repeat(line, [&]() -> std::string {
         if (line.device) {
-            auto record = client.stats(line.device);
+            auto record = device_stats(client, line.device);
             if (line.prometheus) {
                 return prometheus_stats({record}, record);
             }
@@ -232,6 +294,35 @@ int recompress(const CommandLine& line) {
     return 0;
 }
 
+// Over sysfs alone, as zram's tools do: no netlink needed.
+int writeback(const CommandLine& line) {
+    std::vector<std::string> names;
+    if (line.device) {
+        names.push_back("ozram" + std::to_string(*line.device));
+    } else {
+        // Every initialized device that has a backing device.
+        for (std::string& name : initialized_devices(SYS_BLOCK)) {
+            if (has_backing_device(SYS_BLOCK / name)) {
+                names.push_back(std::move(name));
+            }
+        }
+        if (names.empty()) {
+            throw ozram::Error(ENODEV, "no initialized ozram device with a backing device");
+        }
+    }
+    for (const std::string& name : names) {
+        const WritebackResult result = run_writeback(SYS_BLOCK / name, name, line.writeback);
+        // What was written before a failure is said too.
+        print(writeback_summary(name, result, line.bytes));
+        if (result.error != 0) {
+            throw ozram::Error(result.error,
+                               writeback_error_message(name, *line.writeback.type, result.error,
+                                                       result.limit_left == 0U));
+        }
+    }
+    return 0;
+}
+
 int reset_stats(const CommandLine& line) {
     GenlClient client;
     client.reset_stats(line.device);
@@ -286,6 +377,8 @@ int run_command(const CommandLine& line) {
             return latency(line);
         case Subcommand::recompress:
             return recompress(line);
+        case Subcommand::writeback:
+            return writeback(line);
         case Subcommand::none:
             break;
     }

@@ -87,7 +87,13 @@ std::string json_string(std::string_view text) {
 }
 
 std::string json_stats(const StatsRecord& record) {
-    return '{' + json_members(record, ALL_SECTIONS) + '}';
+    std::string out = '{' + json_members(record, ALL_SECTIONS);
+    if (record.backing) {
+        out += ",\"bd_stat\":{\"bd_count\":" + std::to_string(record.backing->count) +
+               ",\"bd_reads\":" + std::to_string(record.backing->reads) +
+               ",\"bd_writes\":" + std::to_string(record.backing->writes) + '}';
+    }
+    return out + '}';
 }
 
 std::string json_stats_all(const std::vector<StatsRecord>& devices, const StatsRecord& total) {

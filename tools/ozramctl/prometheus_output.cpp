@@ -75,6 +75,35 @@ void add_latency(Exposition& out, const std::vector<StatsRecord>& devices) {
     }
 }
 
+// bd_stat, for the devices that have a backing device.
+void add_backing(Exposition& out, const std::vector<StatsRecord>& devices) {
+    struct Family {
+        const char* name;
+        ozram::metrics::Type type;
+        const char* help;
+        std::uint64_t BackingStat::*value;
+    };
+    static constexpr Family FAMILIES[] = {
+        {"ozram_backing_pages", ozram::metrics::Type::gauge,
+         "4 KiB blocks held on the backing device (bd_stat bd_count).", &BackingStat::count},
+        {"ozram_backing_reads_total", ozram::metrics::Type::counter,
+         "4 KiB blocks read from the backing device (bd_stat bd_reads).", &BackingStat::reads},
+        {"ozram_backing_writes_total", ozram::metrics::Type::counter,
+         "4 KiB blocks written to the backing device (bd_stat bd_writes).", &BackingStat::writes},
+    };
+    if (std::ranges::none_of(devices, [](const StatsRecord& d) { return d.backing.has_value(); })) {
+        return;
+    }
+    for (const Family& family : FAMILIES) {
+        out.family(family.name, family.type, family.help);
+        for (const StatsRecord& device : devices) {
+            if (device.backing) {
+                out.count({{"device", device.dev_name}}, (*device.backing).*family.value);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::string prometheus_name(const StatField& field) {
@@ -127,6 +156,7 @@ std::string prometheus_stats(const std::vector<StatsRecord>& devices,
             }
         }
     }
+    add_backing(out, devices);
     add_latency(out, devices);
     return out.text();
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backing.hpp"
 #include "latency.hpp"
 
 namespace ozramctl {
@@ -94,6 +95,9 @@ struct StatsRecord {
     std::vector<std::optional<std::uint64_t>> values =
         std::vector<std::optional<std::uint64_t>>(stat_fields().size());
     LatencyRecord latency;  // OZRAM_ATTR_LATENCY
+    // bd_stat, from sysfs: not in the netlink answer.  Empty where the
+    // device has no bd_stat file; for the total, the sum of those that have.
+    std::optional<BackingStat> backing;
 
     std::optional<std::uint64_t> value(std::string_view key) const;
 };

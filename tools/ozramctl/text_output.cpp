@@ -104,6 +104,13 @@ std::string text_stats(const StatsRecord& record, const TextOptions& options) {
         }
         out += render_table({names, values});
     }
+    if (record.backing) {
+        // zram's unit: 4 KiB blocks of the backing device.
+        out += render_table(
+            {{"    bd_stat:", "bd_count", "bd_reads", "bd_writes"},
+             {"", std::to_string(record.backing->count), std::to_string(record.backing->reads),
+              std::to_string(record.backing->writes)}});
+    }
     return out;
 }
 

@@ -48,6 +48,18 @@ class PageCompressor {
     // pointers must each address PAGE_SIZE readable bytes.
     virtual void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) = 0;
 
+    // Compresses pages[i] as compress() does, but writes page i's bytes
+    // straight into outputs[i] (PAGE_SIZE writable bytes each, overlapping no
+    // page) instead of out.payload: the agent passes the ring's output slots,
+    // so no copy lies between the compressor and the kernel.  out.pages[i]
+    // says how page i is stored, with offset 0; out.payload is left empty.
+    // An LZ4 or Compressed page's bytes are outputs[i][0, size).  A Raw
+    // page's bytes are its input page and a SameFilled page has none: their
+    // outputs are not written.  Throws Error(EINVAL) unless there is one
+    // output per page.
+    virtual void compress_into(std::span<const std::uint8_t* const> pages,
+                               std::span<std::uint8_t* const> outputs, BatchResult& out) = 0;
+
     // Restores in.pages[i] into the PAGE_SIZE bytes at pages[i].  Throws
     // Error(EIO) naming the first page that does not decode to exactly
     // PAGE_SIZE bytes (LZ4_decompress_safe: never reads or writes out of bounds).

@@ -10,7 +10,8 @@
 namespace ozram {
 
 // A BatchResult owns the compressed bytes of a batch.  Page i's bytes are
-// payload[pages[i].offset, +pages[i].size).  Backends write page i at offset
+// payload[pages[i].offset, +pages[i].size), except after compress_into(),
+// which leaves them in the caller's buffers and the payload empty.  Backends write page i at offset
 // i * PAGE_SIZE, so a BatchResult reused across batches of the same size never
 // reallocates: pass the same object to compress() again.
 struct BatchResult {
@@ -32,6 +33,9 @@ struct BatchResult {
 
     // Empties the result for a batch of n pages, keeping capacity.
     void reset(std::size_t n);
+    // The same for a batch whose bytes go to the caller's buffers
+    // (PageCompressor::compress_into()): the payload is emptied too.
+    void reset_without_payload(std::size_t n);
 };
 
 }  // namespace ozram

@@ -49,6 +49,8 @@ class GpuBatchCompressor : public PageCompressor {
     // PageCompressor
     [[nodiscard]] Backend backend() const override { return Backend::Gpu; }
     void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) override;
+    void compress_into(std::span<const std::uint8_t* const> pages,
+                       std::span<std::uint8_t* const> outputs, BatchResult& out) override;
     void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) override;
 
     [[nodiscard]] const GpuDeviceInfo& device() const;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -59,6 +60,26 @@ void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchRe
                                 " pages exceeds the limit of " + std::to_string(MAX_BATCH_PAGES));
     }
     out.reset(pages.size());
+    encode_batch(pages, PageSink::payload(out), out);
+    out.total_time_ns = elapsed_ns(start);
+    out.kernel_time_ns = out.total_time_ns;
+}
+
+void CpuCompressor::compress_into(std::span<const std::uint8_t* const> pages,
+                                  std::span<std::uint8_t* const> outputs, BatchResult& out) {
+    const auto start = std::chrono::steady_clock::now();
+    if (outputs.size() != pages.size()) {
+        throw Error(EINVAL, "compress_into: " + std::to_string(pages.size()) + " pages but " +
+                                std::to_string(outputs.size()) + " outputs");
+    }
+    out.reset_without_payload(pages.size());
+    encode_batch(pages, PageSink::buffers(outputs), out);
+    out.total_time_ns = elapsed_ns(start);
+    out.kernel_time_ns = out.total_time_ns;
+}
+
+void CpuCompressor::encode_batch(std::span<const std::uint8_t* const> pages, const PageSink& sink,
+                                 BatchResult& out) {
     pool_.parallel_for(
         pages.size(), grain(pages.size()), [&](std::size_t begin, std::size_t end, unsigned slot) {
             PageEncoder& encoder = encoders_[slot];
@@ -66,14 +87,18 @@ void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchRe
                 if (pages[i] == nullptr) {
                     throw Error(EINVAL, "page " + std::to_string(i) + ": null page pointer");
                 }
-                const std::size_t offset = i * PAGE_SIZE;
-                CompressedPage page = encoder.encode(pages[i], out.payload.data() + offset);
-                page.offset = static_cast<std::uint32_t>(offset);
+                std::uint8_t* const bytes = sink.slot(i);
+                if (bytes == nullptr) {
+                    throw Error(EINVAL, "page " + std::to_string(i) + ": null output pointer");
+                }
+                CompressedPage page = encoder.encode(pages[i], bytes);
+                if (page.encoding == PageEncoding::Raw && sink.copies_raw()) {
+                    std::memcpy(bytes, pages[i], PAGE_SIZE);
+                }
+                page.offset = sink.offset(i);
                 out.pages[i] = page;
             }
         });
-    out.total_time_ns = elapsed_ns(start);
-    out.kernel_time_ns = out.total_time_ns;
 }
 
 void CpuCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {

@@ -7,6 +7,7 @@
 #include "cpu/page_codec.hpp"
 #include "cpu/thread_pool.hpp"
 #include "ozram/backend.hpp"
+#include "page_sink.hpp"
 
 namespace ozram {
 
@@ -21,11 +22,16 @@ class CpuCompressor final : public PageCompressor {
 
     [[nodiscard]] Backend backend() const override { return backend_; }
     void compress(std::span<const std::uint8_t* const> pages, BatchResult& out) override;
+    void compress_into(std::span<const std::uint8_t* const> pages,
+                       std::span<std::uint8_t* const> outputs, BatchResult& out) override;
     void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) override;
 
   private:
     // Pages per chunk handed to a participant.
     [[nodiscard]] std::size_t grain(std::size_t pages) const;
+    // Encodes the batch over the pool into `sink`; `out` is already reset.
+    void encode_batch(std::span<const std::uint8_t* const> pages, const PageSink& sink,
+                      BatchResult& out);
 
     Backend backend_;
     Algorithm algorithm_;

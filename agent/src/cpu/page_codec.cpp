@@ -50,7 +50,6 @@ CompressedPage PageEncoder::encode(const std::uint8_t* page, std::uint8_t* slot)
     } else {
         out.encoding = PageEncoding::Raw;
         out.size = static_cast<std::uint32_t>(PAGE_SIZE);
-        std::memcpy(slot, page, PAGE_SIZE);
     }
     return out;
 }

@@ -27,8 +27,10 @@ class PageEncoder {
     PageEncoder(PageEncoder&&) noexcept;
     PageEncoder& operator=(PageEncoder&&) noexcept;
 
-    // Encodes `page` into `slot` (PAGE_SIZE writable bytes) and says how it is
-    // stored; the caller sets the returned page's offset.
+    // Encodes `page` and says how it is stored; the caller sets the returned
+    // page's offset.  A compressed block is written to `slot` (PAGE_SIZE
+    // writable bytes).  A Raw page's bytes are `page` itself and are not
+    // copied: the caller copies them where it needs them.
     [[nodiscard]] CompressedPage encode(const std::uint8_t* page, std::uint8_t* slot);
 
   private:

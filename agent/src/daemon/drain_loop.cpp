@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "log.hpp"
 #include "ozram/error.hpp"
@@ -58,6 +59,10 @@ std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
     return gpu ? gpu->fallback_batches() : 0;
 }
 
+// The doorbell thread's stack: it makes one ioctl and, on an error, an
+// exception with a message.
+constexpr std::size_t DOORBELL_STACK_SIZE = 256 * 1024;
+
 // The CPU time of the calling thread, system time included.
 std::chrono::nanoseconds thread_cpu_time() {
     timespec now{};
@@ -68,9 +73,106 @@ std::chrono::nanoseconds thread_cpu_time() {
 }  // namespace
 
 void DrainLoop::ring_doorbell() {
-    const auto before = thread_cpu_time();
-    transport_.notify_completions();
-    stats_.doorbell_cpu += thread_cpu_time() - before;
+    if (!doorbell_running_) {
+        const auto before = thread_cpu_time();
+        transport_.notify_completions();
+        stats_.doorbell_cpu += thread_cpu_time() - before;
+        return;
+    }
+    rethrow_doorbell_error();
+    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
+    {
+        const std::lock_guard lock(doorbell_mutex_);
+        doorbell_pending_ = true;
+    }
+    doorbell_wake_.notify_one();
+}
+
+void DrainLoop::doorbell_thread() {
+    std::unique_lock lock(doorbell_mutex_);
+    for (;;) {
+        doorbell_wake_.wait(lock, [this] { return doorbell_pending_ || doorbell_stop_; });
+        if (!doorbell_pending_) {
+            return;  // stopped, with nothing left to ring
+        }
+        // Cleared before ringing: a publish from now on rings again, so no
+        // completion is left unreaped.
+        doorbell_pending_ = false;
+        lock.unlock();
+        const auto before = thread_cpu_time();
+        try {
+            transport_.notify_completions();
+        } catch (...) {
+            lock.lock();
+            doorbell_error_ = std::current_exception();
+            return;
+        }
+        doorbell_cpu_ns_ += (thread_cpu_time() - before).count();
+        lock.lock();
+    }
+}
+
+void DrainLoop::rethrow_doorbell_error() {
+    std::exception_ptr error;
+    {
+        const std::lock_guard lock(doorbell_mutex_);
+        error = std::exchange(doorbell_error_, nullptr);
+    }
+    if (error) {
+        std::rethrow_exception(error);
+    }
+}
+
+void DrainLoop::set_async_doorbell(bool on) {
+    if (on == doorbell_running_) {
+        return;
+    }
+    if (!on) {
+        finish_doorbell();
+        return;
+    }
+    doorbell_stop_ = false;
+    pthread_attr_t attributes;
+    int error = ::pthread_attr_init(&attributes);
+    if (error == 0) {
+        error = ::pthread_attr_setstacksize(&attributes, DOORBELL_STACK_SIZE);
+        if (error == 0) {
+            error = ::pthread_create(
+                &doorbell_, &attributes,
+                [](void* loop) -> void* {
+                    static_cast<DrainLoop*>(loop)->doorbell_thread();
+                    return nullptr;
+                },
+                this);
+        }
+        ::pthread_attr_destroy(&attributes);
+    }
+    if (error != 0) {
+        throw Error(error, "cannot start the doorbell thread");
+    }
+    doorbell_running_ = true;
+}
+
+void DrainLoop::finish_doorbell() {
+    if (!doorbell_running_) {
+        return;
+    }
+    {
+        const std::lock_guard lock(doorbell_mutex_);
+        doorbell_stop_ = true;
+    }
+    doorbell_wake_.notify_one();
+    ::pthread_join(doorbell_, nullptr);
+    doorbell_running_ = false;
+    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
+    rethrow_doorbell_error();
+}
+
+DrainLoop::~DrainLoop() {
+    try {
+        finish_doorbell();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nowhere left to report it
+    }
 }
 
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
@@ -80,12 +182,13 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
+      outputs_(transport.view().header.slots),
       spare_sqes_(transport.view().header.slots),
       spare_pages_(transport.view().header.slots),
       gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
       raw_length_(ozram_ring_producer_raw_length(&transport.view().header)) {
     // Reserve the largest batch once; BatchResult::reset() keeps capacity.
-    result_.reset(transport.view().header.slots);
+    result_.reset_without_payload(transport.view().header.slots);
 }
 
 void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds flush) {
@@ -164,8 +267,14 @@ void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm
         PageCompressor& compressor = picker_->pick_for(algorithm, count);
         backend = compressor.backend();
         const std::uint64_t fallbacks_before = gpu_fallbacks(compressor);
-        compressor.compress(std::span<const std::uint8_t* const>(pages_.data() + first, count),
-                            result_);
+        // Straight into the output slots: the compressor's bytes are where
+        // the producer reads them, with no copy in between.
+        const ring::RingView& view = queues_.view();
+        for (std::uint32_t i = 0; i < count; ++i) {
+            outputs_[i] = view.output_slot(sqes_[first + i].slot);
+        }
+        compressor.compress_into(std::span<const std::uint8_t* const>(pages_.data() + first, count),
+                                 std::span<std::uint8_t* const>(outputs_.data(), count), result_);
         // A batch of which any part fell back to the CPU counts as CPU work.
         gpu_fell_back = gpu_fallbacks(compressor) != fallbacks_before;
         if (backend == Backend::Gpu && !gpu_fell_back) {
@@ -260,22 +369,20 @@ void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t 
         ozram_ring_cqe cqe{sqe.slot, sqe.generation, status, 0, 0, 0, 0};
         if (status == OZRAM_RING_STATUS_OK) {
             const CompressedPage& page = result_.pages[i];
-            std::uint8_t* output = view.output_slot(sqe.slot);
             cqe.encoding = ring_encoding(page.encoding);
             if (page.encoding == PageEncoding::SameFilled) {
                 cqe.fill = page.fill_word;
             } else if ((page.encoding == PageEncoding::Lz4 ||
                         page.encoding == PageEncoding::Compressed) &&
                        page.size > 0 && page.size <= threshold) {
-                std::memcpy(output, result_.bytes(page).data(), page.size);
-                cqe.length = page.size;
+                cqe.length = page.size;  // the bytes are in the slot already
             } else {
                 // Raw, or LZ4 above the ring's threshold: the producer stores
                 // the page it staged, and from ABI 1.4 wants no copy of it.
                 cqe.encoding = ring_encoding(PageEncoding::Raw);
                 cqe.length = raw_length_;
                 if (raw_length_ != 0) {
-                    std::memcpy(output, pages_[first + i], PAGE_SIZE);
+                    std::memcpy(view.output_slot(sqe.slot), pages_[first + i], PAGE_SIZE);
                 }
             }
             cqe.flags = cqe_flags;

@@ -15,6 +15,7 @@
 #include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
+#include "page_sink.hpp"
 
 namespace ozram {
 
@@ -183,7 +184,8 @@ struct GpuBatchCompressor::Impl {
         return *cpu;
     }
 
-    void compress_on_device(std::span<const std::uint8_t* const> pages, BatchResult& out) {
+    void compress_on_device(std::span<const std::uint8_t* const> pages, const PageSink& sink,
+                            BatchResult& out) {
         select_device();
         const std::uint32_t threshold = huge_threshold();
         std::uint64_t in_place = 0;
@@ -205,7 +207,7 @@ struct GpuBatchCompressor::Impl {
                     static_cast<std::uint32_t>(slot.count), threshold, stream);
             },
             [&](const gpu::Slot& slot) {
-                unpack_compressed(slot, threshold, out);
+                unpack_compressed(slot, threshold, sink, out);
                 (slot.gather ? in_place : copied) += slot.count;
             });
         // Counted only for a batch the device finished (a failed one is redone on the CPU).
@@ -217,9 +219,9 @@ struct GpuBatchCompressor::Impl {
     }
 
     // The D2H copy brought whole slots into pinned memory; only each page's
-    // own bytes are copied on into the result (see Documentation/gpu.md).
+    // own bytes are copied on, into the sink (see Documentation/gpu.md).
     static void unpack_compressed(const gpu::Slot& slot, std::uint32_t threshold,
-                                  BatchResult& out) {
+                                  const PageSink& sink, BatchResult& out) {
         for (std::size_t i = 0; i < slot.count; ++i) {
             const kernels::PageDescriptor& d = slot.host_descriptors.data()[i];
             const std::size_t index = slot.first + i;
@@ -234,10 +236,11 @@ struct GpuBatchCompressor::Impl {
             CompressedPage& page = out.pages[index];
             page.encoding = d.encoding;
             page.fill_word = d.encoding == PageEncoding::SameFilled ? d.fill_word : 0;
-            page.offset = static_cast<std::uint32_t>(index * PAGE_SIZE);
+            page.offset = sink.offset(index);
             page.size = d.size;
-            std::memcpy(out.payload.data() + page.offset, slot.host_out.data() + i * PAGE_SIZE,
-                        d.size);
+            if (d.encoding != PageEncoding::Raw || sink.copies_raw()) {
+                std::memcpy(sink.slot(index), slot.host_out.data() + i * PAGE_SIZE, d.size);
+            }
         }
     }
 
@@ -276,6 +279,26 @@ struct GpuBatchCompressor::Impl {
                                     " bytes does not decode to exactly " +
                                     std::to_string(PAGE_SIZE) + " bytes");
         }
+    }
+
+    // Compresses the batch on the device into `sink`.  Returns false, the
+    // failure logged and counted, when the caller must redo it on the CPU.
+    bool compress(std::span<const std::uint8_t* const> pages, const PageSink& sink,
+                  BatchResult& out) {
+        if (pages.empty())
+            return true;
+        if (pipeline) {
+            try {
+                compress_on_device(pages, sink, out);
+                return true;
+            } catch (const gpu::CudaFailure& failure) {
+                recover(failure.code(), failure.what(), "compression");
+            } catch (const ImpossibleResult& failure) {
+                recover(-1, failure.what(), "compression");
+            }
+        }
+        ++fallback_batches;
+        return false;
     }
 
     // After a failure on the device: log it (once per kind), then keep the
@@ -346,21 +369,21 @@ void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, Ba
     const auto start = Clock::now();
     check_batch_fits_offsets(pages.size());
     out.reset(pages.size());
-    bool done = false;
-    if (impl_->pipeline && !pages.empty()) {
-        try {
-            impl_->compress_on_device(pages, out);
-            done = true;
-        } catch (const gpu::CudaFailure& failure) {
-            impl_->recover(failure.code(), failure.what(), "compression");
-        } catch (const ImpossibleResult& failure) {
-            impl_->recover(-1, failure.what(), "compression");
-        }
-    }
-    if (!done && !pages.empty()) {
-        ++impl_->fallback_batches;
+    if (!impl_->compress(pages, PageSink::payload(out), out))
         impl_->cpu_compressor().compress(pages, out);
+    out.total_time_ns = ns_since(start);
+}
+
+void GpuBatchCompressor::compress_into(std::span<const std::uint8_t* const> pages,
+                                       std::span<std::uint8_t* const> outputs, BatchResult& out) {
+    const auto start = Clock::now();
+    if (outputs.size() != pages.size()) {
+        throw Error(EINVAL, "compress_into: " + std::to_string(pages.size()) + " pages but " +
+                                std::to_string(outputs.size()) + " outputs");
     }
+    out.reset_without_payload(pages.size());
+    if (!impl_->compress(pages, PageSink::buffers(outputs), out))
+        impl_->cpu_compressor().compress_into(pages, outputs, out);
     out.total_time_ns = ns_since(start);
 }
 

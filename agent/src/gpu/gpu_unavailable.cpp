@@ -33,6 +33,10 @@ GpuBatchCompressor::~GpuBatchCompressor() = default;
 void GpuBatchCompressor::compress(std::span<const std::uint8_t* const>, BatchResult&) {
     no_cuda();
 }
+void GpuBatchCompressor::compress_into(std::span<const std::uint8_t* const>,
+                                       std::span<std::uint8_t* const>, BatchResult&) {
+    no_cuda();
+}
 void GpuBatchCompressor::decompress(const BatchResult&, std::span<std::uint8_t* const>) {
     no_cuda();
 }

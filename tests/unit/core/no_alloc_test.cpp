@@ -68,6 +68,28 @@ TEST_P(NoAllocation, SteadyStateCompressAndDecompress) {
     EXPECT_EQ(restored, pages);
 }
 
+// The agent's path: bytes straight into the caller's buffers.
+TEST_P(NoAllocation, SteadyStateCompressInto) {
+    auto pages = mixed_pages(512);
+    std::vector<const std::uint8_t*> in;
+    std::vector<Page> outputs(pages.size());
+    std::vector<std::uint8_t*> out_ptrs;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        in.push_back(pages[i].data());
+        out_ptrs.push_back(outputs[i].data());
+    }
+    auto compressor = make_cpu_compressor(GetParam(), CpuConfig{.threads = 4});
+    BatchResult result;
+    compressor->compress_into(in, out_ptrs, result);  // warm-up: sizes the result once
+
+    const long before = allocations.load();
+    for (int round = 0; round < 20; ++round) {
+        compressor->compress_into(in, out_ptrs, result);
+    }
+    EXPECT_EQ(allocations.load() - before, 0) << "allocations in 20 steady-state batches";
+    ASSERT_EQ(result.pages.size(), pages.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuBackends, NoAllocation,
                          ::testing::Values(Backend::Scalar, Backend::Cpu),
                          [](const auto& info) { return std::string(to_string(info.param)); });

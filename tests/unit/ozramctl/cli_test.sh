@@ -25,7 +25,7 @@ expect() {
 
 expect 0 '^Usage: ozramctl \[OPTIONS\] COMMAND' --help
 expect 0 '^ozramctl [0-9]' --version
-for sub in devices stats agent reset-stats compact setup export latency; do
+for sub in devices stats agent reset-stats compact setup export latency recompress writeback; do
 	expect 0 "^Usage: ozramctl $sub" "$sub" --help
 done
 expect 2 'no command given' 
@@ -38,9 +38,16 @@ expect 2 "^ozramctl: --format prometheus is not an option of 'agent'\$" agent --
 expect 2 "^ozramctl: --textfile is not an option of 'stats'\$" stats --textfile /tmp
 expect 2 "^ozramctl: --interval: expected an integer in 1\.\.86400, got '0'\$" \
 	export --textfile /tmp --interval 0
-expect 2 "^ozramctl: option '--watch' needs an argument\$" stats --watch
-expect 2 "^Try 'ozramctl --help' for more information\.\$" stats --watch
-expect 2 "^ozramctl: --watch: expected an integer in 1\.\.86400, got '0'\$" stats --watch 0
+expect 2 "^ozramctl: option '--interval' needs an argument\$" stats --watch --interval
+expect 2 "^Try 'ozramctl --help' for more information\.\$" stats --watch --interval
+expect 2 "^ozramctl: --interval: expected an integer in 1\.\.86400, got '0'\$" \
+	stats --watch --interval 0
+expect 2 "^ozramctl: --interval needs --watch\$" stats --interval 2
+expect 2 "^ozramctl: --watch is not an option of 'devices'\$" devices --watch
+expect 2 '^ozramctl: writeback needs --type$' writeback
+expect 2 "^ozramctl: --type: expected idle, huge, huge_idle or incompressible, got 'all'\$" \
+	writeback --type all
+expect 2 "^ozramctl: --limit is not an option of 'recompress'\$" recompress --limit 1M
 expect 2 "^ozramctl: -p: expected an integer in -1\.\.32767, got 'x'\$" setup -s 1M --swap -p x
 expect 2 "^ozramctl: --size: expected bytes, or a number with K, M, G or T, got 'lots'\$" \
 	setup --size lots
@@ -52,5 +59,9 @@ else
 	expect 1 "^ozramctl: $msg\$" devices -j
 	expect 1 "^ozramctl: $msg\$" reset-stats 0
 	expect 1 'ozram module not loaded' setup --size 1M
+fi
+if [ ! -d /sys/block/ozram0 ]; then
+	expect 1 "^ozramctl: no initialized ozram device with a backing device\$" writeback --type idle
+	expect 1 "^ozramctl: no such device: ozram0\$" writeback --type idle 0
 fi
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

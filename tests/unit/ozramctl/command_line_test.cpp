@@ -29,17 +29,59 @@ TEST(ParseDevice, RefusesOtherNames) {
 }
 
 TEST(CommandLine, StatsWithDeviceAndOptionsInAnyOrder) {
-    auto line = parse({"-j", "stats", "ozram3", "--watch", "2", "-b"});
+    auto line = parse({"-j", "stats", "ozram3", "--watch", "--interval", "2", "-b"});
     EXPECT_EQ(line.subcommand, Subcommand::stats);
     EXPECT_EQ(line.device, 3u);
     EXPECT_TRUE(line.json);
     EXPECT_TRUE(line.bytes);
-    EXPECT_EQ(line.watch_seconds, 2u);
+    EXPECT_TRUE(line.watch);
+    EXPECT_EQ(line.interval_seconds, 2u);
+}
+
+TEST(CommandLine, WatchIsAFlagWithAnOptionalInterval) {
+    auto line = parse({"stats", "-w", "2"});  // 2 is the device
+    EXPECT_TRUE(line.watch);
+    EXPECT_EQ(line.device, 2u);
+    EXPECT_FALSE(line.interval_seconds);
+    EXPECT_TRUE(parse({"agent", "--watch"}).watch);
+    EXPECT_EQ(parse({"latency", "-w", "--interval=5"}).interval_seconds, 5u);
+    EXPECT_THROW(parse({"stats", "--interval", "2"}), ozram::cli::UsageError);  // needs --watch
+    EXPECT_THROW(parse({"stats", "-w", "--interval", "0"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--watch=2"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"recompress", "-w"}), ozram::cli::UsageError);
+}
+
+TEST(CommandLine, Writeback) {
+    auto line = parse({"writeback", "--type", "huge_idle", "--limit", "400M", "ozram1"});
+    EXPECT_EQ(line.subcommand, Subcommand::writeback);
+    EXPECT_EQ(line.writeback.type, "huge_idle");
+    EXPECT_EQ(line.writeback.limit_bytes, 400ull << 20);
+    EXPECT_EQ(line.device, 1u);
+    EXPECT_FALSE(line.recompress.type);
+    for (const char* type : {"idle", "huge", "incompressible"}) {
+        EXPECT_EQ(parse({"--type", type, "writeback"}).writeback.type, type);
+    }
+    EXPECT_FALSE(parse({"writeback", "--type=idle"}).writeback.limit_bytes);
+    EXPECT_TRUE(parse({"writeback", "-b", "--type=idle"}).bytes);
+}
+
+TEST(CommandLine, WritebackUsageErrors) {
+    EXPECT_THROW(parse({"writeback"}), ozram::cli::UsageError);  // no --type
+    EXPECT_THROW(parse({"writeback", "--type", "all"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"writeback", "--type", "page_index=3"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"writeback", "--type", "idle", "--limit", "4095"}),
+                 ozram::cli::UsageError);  // under one 4 KiB unit
+    EXPECT_THROW(parse({"writeback", "--type", "idle", "--limit", "lots"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"writeback", "--type", "idle", "-j"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"recompress", "--type", "incompressible"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"recompress", "--limit", "1M"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--type", "idle"}), ozram::cli::UsageError);
+    EXPECT_TRUE(parse({"writeback", "--help"}).help);
 }
 
 TEST(CommandLine, AttachedOptionValues) {
-    auto line = parse({"stats", "-w5"});
-    EXPECT_EQ(line.watch_seconds, 5u);
+    auto line = parse({"stats", "-w", "--interval=5"});
+    EXPECT_EQ(line.interval_seconds, 5u);
     line = parse({"setup", "--size=64M", "--swap", "--priority=100", "/dev/ozram1"});
     EXPECT_EQ(line.subcommand, Subcommand::setup);
     EXPECT_EQ(line.size, 64ull << 20);
@@ -75,12 +117,11 @@ TEST(CommandLine, UsageErrors) {
     EXPECT_THROW(parse({"stats", "0", "1"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"devices", "0"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"agent", "0"}), ozram::cli::UsageError);
-    EXPECT_THROW(parse({"stats", "--watch"}), ozram::cli::UsageError);
-    EXPECT_THROW(parse({"stats", "--watch", "0"}), ozram::cli::UsageError);
-    EXPECT_THROW(parse({"stats", "--watch", "1.5"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--watch", "--interval"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--watch", "--interval", "1.5"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"stats", "--frob"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"stats", "--json=yes"}), ozram::cli::UsageError);
-    EXPECT_THROW(parse({"devices", "--watch", "1"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"devices", "--watch"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"reset-stats", "--json"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"stats", "--size", "1G"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"setup"}), ozram::cli::UsageError);

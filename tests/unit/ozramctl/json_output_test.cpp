@@ -96,6 +96,17 @@ TEST(JsonOutput, EveryFieldAppearsOnceAndTheDocumentIsWellFormed) {
     }
 }
 
+TEST(JsonOutput, BdStatOnlyWhereTheDeviceHasIt) {
+    StatsRecord record = fake_device_record();
+    EXPECT_EQ(json_stats(record).find("bd_stat"), std::string::npos);
+    record.backing = BackingStat{300, 12, 310};
+    const std::string json = json_stats(record);
+    EXPECT_TRUE(
+        json.ends_with(",\"bd_stat\":{\"bd_count\":300,\"bd_reads\":12,\"bd_writes\":310}}"))
+        << json;
+    EXPECT_EQ(top_level_keys(json).count("bd_stat"), 1u);
+}
+
 TEST(JsonOutput, TotalAndDeviceList) {
     StatsRecord total = fake_device_record();
     total.dev_id.reset();

@@ -129,10 +129,33 @@ TEST(PrometheusOutput, LatencyHistogramsInSeconds) {
     EXPECT_EQ(lines_starting(text, "ozram_ring_round_trip_seconds_bucket{").size(), 32U);
 }
 
+StatsRecord backed_device() {
+    StatsRecord record = second_device();
+    record.backing = BackingStat{300, 12, 310};
+    return record;
+}
+
+TEST(PrometheusOutput, BdStatForTheDevicesThatHaveIt) {
+    const StatsRecord total = fake_device_record();
+    EXPECT_EQ(prometheus_stats({fake_device_record()}, total).find("ozram_backing"),
+              std::string::npos);
+    const std::string text = prometheus_stats({fake_device_record(), backed_device()}, total);
+    EXPECT_EQ(lines_starting(text, "ozram_backing"),
+              (std::vector<std::string>{"ozram_backing_pages{device=\"ozram1\"} 300",
+                                        "ozram_backing_reads_total{device=\"ozram1\"} 12",
+                                        "ozram_backing_writes_total{device=\"ozram1\"} 310"}));
+    EXPECT_EQ(lines_starting(text, "# TYPE ozram_backing"),
+              (std::vector<std::string>{"# TYPE ozram_backing_pages gauge",
+                                        "# TYPE ozram_backing_reads_total counter",
+                                        "# TYPE ozram_backing_writes_total counter"}));
+    EXPECT_EQ(lines_starting(text, "# HELP ozram_backing").size(), 3U);
+}
+
 TEST(PrometheusOutput, PromtoolAcceptsIt) {
     const StatsRecord total = fake_device_record();
     for (const auto& devices : {std::vector<StatsRecord>{},
-                                std::vector<StatsRecord>{fake_device_record(), second_device()}}) {
+                                std::vector<StatsRecord>{fake_device_record(), second_device()},
+                                std::vector<StatsRecord>{fake_device_record(), backed_device()}}) {
         const auto checked = ozram::testing::promtool_check(prometheus_stats(devices, total));
         EXPECT_EQ(checked.status, 0) << checked.output;
         EXPECT_EQ(checked.output, "");

@@ -58,6 +58,17 @@ TEST(TextOutput, StatsBlockNamesOverValues) {
         << text;
 }
 
+TEST(TextOutput, BdStatOnlyWhereTheDeviceHasIt) {
+    StatsRecord record = fake_device_record();
+    EXPECT_EQ(text_stats(record, {}).find("bd_stat"), std::string::npos);
+    record.backing = BackingStat{300, 12, 310};
+    const std::string text = text_stats(record, {});
+    EXPECT_TRUE(
+        text.ends_with("    bd_stat:  bd_count  bd_reads  bd_writes\n"
+                       "                   300        12        310\n"))
+        << text;
+}
+
 TEST(TextOutput, AgentView) {
     StatsRecord record = fake_device_record();
     set(record, "agent_pid", 123);

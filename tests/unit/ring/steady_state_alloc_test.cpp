@@ -64,6 +64,20 @@ class Lz4OnTheCallingThread final : public ozram::daemon::CompressorPicker,
             }
         }
     }
+    // What the drain loop calls: straight into the output slots.
+    void compress_into(std::span<const std::uint8_t* const> pages,
+                       std::span<std::uint8_t* const> outputs, ozram::BatchResult& out) override {
+        out.reset_without_payload(pages.size());
+        for (std::size_t i = 0; i < pages.size(); ++i) {
+            const int size = LZ4_compress_default(reinterpret_cast<const char*>(pages[i]),
+                                                  reinterpret_cast<char*>(outputs[i]),
+                                                  ozram::PAGE_SIZE, ozram::DEFAULT_HUGE_THRESHOLD);
+            out.pages[i] =
+                size > 0 ? ozram::CompressedPage{ozram::PageEncoding::Lz4, 0, 0,
+                                                 static_cast<std::uint32_t>(size)}
+                         : ozram::CompressedPage{ozram::PageEncoding::Raw, 0, 0, ozram::PAGE_SIZE};
+        }
+    }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
 };
 

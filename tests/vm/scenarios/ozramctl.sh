@@ -1,4 +1,4 @@
-# vm: --mem 256
+# vm: --mem 256 --program /usr/bin/script
 # vm-agent: no it checks the output for a module without an agent (agent_pid 0, detached)
 # ozramctl end to end: its numbers equal sysfs's after a known workload, its
 # JSON has exactly the documented keys, reads are open to every user while
@@ -80,17 +80,23 @@ for f in submitted completed rejected stale verify_failures agent_errors timeout
 done
 
 step "the JSON has exactly the documented keys, well formed"
+# bd_stat, last and nested, where the module has a backing device's file.
+bd_keys='' braces='2 2'
+if [ -e $S/bd_stat ]; then
+	bd_keys='bd_stat bd_count bd_reads bd_writes ' braces='3 3'
+fi
 json_keys /tmp/s.json | tr '\n' ' ' >/tmp/keys.txt
 check_eq "$(cat /tmp/keys.txt)" "dev_id dev_name disksize initstate orig_data_size \
 compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages \
 huge_pages_since pages_recompressed recompress_saved failed_reads failed_writes invalid_io notify_free writestall miss_free \
 pages_kernel_lz4 pages_agent_cpu pages_agent_gpu pages_same_filled pages_huge agent_state \
 agent_pid ring submitted completed rejected timeouts inline_fallbacks batches occupancy stale \
-verify_failures agent_errors drained deferred unsupported admission_inline " "key set and order"
-check_eq "$(tr -cd '{' </tmp/s.json | wc -c) $(tr -cd '}' </tmp/s.json | wc -c)" "2 2" \
+verify_failures agent_errors drained deferred unsupported admission_inline $bd_keys" "key set and order"
+check_eq "$(tr -cd '{' </tmp/s.json | wc -c) $(tr -cd '}' </tmp/s.json | wc -c)" "$braces" \
 	"balanced braces"
 # Every member is "key":value with value a number, a string, null or {.
-check_eq "$(sed 's/^{//; s/}}$//; s/"ring":{/"ring":0,/' /tmp/s.json | tr ',' '\n' |
+check_eq "$(sed 's/^{//; s/}}$//; s/}}$//; s/"ring":{/"ring":0,/; s/},"bd_stat":{/,"bd_stat":0,/' \
+	/tmp/s.json | tr ',' '\n' |
 	grep -v -c -E '^"[a-z0-9_]+":([0-9]+|"[a-z0-9]+"|null)$' || true)" 0 "every member is well formed"
 
 step "human output, sizes in bytes and in K/M/G"
@@ -141,9 +147,50 @@ check_eq "$rc" 2 "a bad device name is a usage error"
 
 step "stats --watch repeats until interrupted"
 set +e
-timeout -s INT 3 ozramctl stats -j -w 1 0 >/tmp/watch.json
+timeout -s INT 3 ozramctl stats -j -w --interval 1 0 >/tmp/watch.json
 set -e
 check_cmp "$(wc -l </tmp/watch.json)" -ge 2 "JSON lines under --watch"
+
+step "stats --watch without a terminal: the live view, a block per sample"
+set +e
+timeout -s INT 4 ozramctl stats --watch --interval 1 0 >/tmp/live.txt
+set -e
+cat /tmp/live.txt
+check_cmp "$(grep -c '^DEVICE  RATIO' /tmp/live.txt)" -ge 2 "live view blocks"
+check_eq "$(grep -c '^ozram0 ' /tmp/live.txt)" "$(($(grep -c '^DEVICE  RATIO' /tmp/live.txt) * 2))" \
+	"two lines of ozram0 per block"
+check_eq "$(grep -c "$(printf '\033')" /tmp/live.txt)" 0 "escape sequences without a terminal"
+check_eq "$(awk 'length > 80' /tmp/live.txt | wc -l)" 0 "lines over 80 columns"
+
+step "stats --watch on a terminal: each frame clears the screen and replaces the last"
+# util-linux script(1), carried into the VM, gives ozramctl a pseudo-terminal.
+command -v script >/dev/null || fail "script(1) is not in the VM (tests/vm/run --program)"
+if [ ! -e /dev/pts/ptmx ]; then
+	mkdir -p /dev/pts
+	mount -t devpts devpts /dev/pts || fail "cannot mount devpts"
+fi
+[ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
+script -q -c "timeout -s INT 4 ozramctl stats --watch 0" /tmp/tty.txt >/dev/null </dev/null
+cat -v /tmp/tty.txt | head -n 8
+# A frame starts right after the escape sequences, not at a line's start.
+frames=$(grep -c 'ozram: rates and p99' /tmp/tty.txt || true)
+check_cmp "$frames" -ge 2 "frames on the terminal"
+check_eq "$(grep -o "$(printf '\033')\[H$(printf '\033')\[2J" /tmp/tty.txt | wc -l)" "$frames" \
+	"a home-and-clear before each frame"
+
+step "writeback without the module's writeback: said, exit status 1"
+if [ -e $S/writeback ]; then
+	note "this module has writeback: ozramctl writeback runs in the writeback scenarios"
+else
+	set +e
+	ozramctl writeback --type idle 0 2>/tmp/wb.err
+	rc=$?
+	set -e
+	check_eq "$rc" 1 "exit status of writeback"
+	check_eq "$(cat /tmp/wb.err)" "ozramctl: ozram0: no writeback (the module has no writeback file)" \
+		"the message"
+	check_eq "$(ozramctl stats -j 0 | grep -c bd_stat)" 0 "no bd_stat in stats"
+fi
 
 step "setup --size 64M --swap on a new device"
 new=$(ozramctl setup --size 64M --swap --priority 7) || fail "ozramctl setup failed"

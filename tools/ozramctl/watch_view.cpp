@@ -1,0 +1,150 @@
+#include "watch_view.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ozram_genl.h"
+#include "size_format.hpp"
+
+namespace ozramctl {
+namespace {
+
+constexpr const char* NONE = "-";
+
+// The record of the same device (or the total) in the previous sample.
+const StatsRecord* matching(const WatchSample* previous, const StatsRecord& record, bool total) {
+    if (previous == nullptr) {
+        return nullptr;
+    }
+    if (total) {
+        return &previous->total;
+    }
+    for (const StatsRecord& candidate : previous->devices) {
+        if (candidate.dev_name == record.dev_name) {
+            return &candidate;
+        }
+    }
+    return nullptr;
+}
+
+std::string size_of(const StatsRecord& record, std::string_view key, const TextOptions& options) {
+    const auto value = record.value(key);
+    if (!value) {
+        return "n/a";
+    }
+    return options.bytes ? std::to_string(*value) : human_size(*value);
+}
+
+std::string ratio_of(const StatsRecord& record) {
+    const auto data = record.value("orig_data_size");
+    const auto compressed = record.value("compr_data_size");
+    if (!data || !compressed || *compressed == 0) {
+        return NONE;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", static_cast<double>(*data) / *compressed);
+    return text;
+}
+
+std::string p99_of(const StatsRecord& record, const StatsRecord* before, LatencyOp op) {
+    const auto index = static_cast<std::size_t>(op);
+    if (before == nullptr || !record.latency[index] || !before->latency[index]) {
+        return NONE;
+    }
+    const auto ns = interval_quantile_ns(*before->latency[index], *record.latency[index], 0.99);
+    return ns ? human_duration(*ns) : NONE;
+}
+
+// The change per second of a value; signed for a gauge (stored pages go
+// down when pages are freed), plain for a counter.
+std::string rate_of(const StatsRecord& record, const StatsRecord* before, std::string_view key,
+                    double seconds, bool gauge) {
+    if (before == nullptr || seconds <= 0) {
+        return NONE;
+    }
+    const auto now = record.value(key);
+    const auto then = before->value(key);
+    if (!now || !then) {
+        return "n/a";
+    }
+    if (!gauge && *now < *then) {
+        return NONE;  // reset in between
+    }
+    const double rate = (static_cast<double>(*now) - static_cast<double>(*then)) / seconds;
+    char text[32];
+    std::snprintf(text, sizeof text, gauge ? "%+.0f" : "%.0f", rate);
+    return std::string(text) == "-0" ? "+0" : text;
+}
+
+}  // namespace
+
+std::optional<double> interval_quantile_ns(const LatencyHistogram& before,
+                                           const LatencyHistogram& after, double q) {
+    LatencyHistogram interval;
+    const bool reset = after.count < before.count || after.buckets.size() != before.buckets.size();
+    for (std::size_t i = 0; i < after.buckets.size(); ++i) {
+        const std::uint64_t then = reset ? 0 : before.buckets[i];
+        const std::uint64_t n = after.buckets[i] >= then ? after.buckets[i] - then : 0;
+        interval.buckets.push_back(n);
+        interval.count += n;
+    }
+    return interval.quantile_ns(q);
+}
+
+std::string render_watch(const WatchSample& current, const WatchSample* previous, double seconds,
+                         const TextOptions& options) {
+    char interval[64];
+    std::snprintf(interval, sizeof interval, "%.1f s", seconds);
+    std::string out = std::string("ozram: rates and p99 over the last ") +
+                      (previous ? interval : "interval: from the next sample on") + '\n';
+
+    std::vector<const StatsRecord*> rows;
+    for (const StatsRecord& device : current.devices) {
+        rows.push_back(&device);
+    }
+    if (current.show_total) {
+        rows.push_back(&current.total);
+    }
+    auto name_of = [&](const StatsRecord* record) {
+        return record == &current.total ? std::string("total") : record->dev_name;
+    };
+    auto before_of = [&](const StatsRecord* record) {
+        return matching(previous, *record, record == &current.total);
+    };
+
+    std::vector<std::vector<std::string>> memory = {
+        {"DEVICE", "RATIO", "DATA", "COMPR", "MEM USED", "P99 WRITE", "P99 READ", "P99 RING"}};
+    std::vector<std::vector<std::string>> pages = {
+        {"STORED PAGES/S", "KERNEL_LZ4", "AGENT_CPU", "AGENT_GPU", "HUGE", "SAME"}};
+    for (const StatsRecord* record : rows) {
+        const StatsRecord* before = before_of(record);
+        memory.push_back(
+            {name_of(record), ratio_of(*record), size_of(*record, "orig_data_size", options),
+             size_of(*record, "compr_data_size", options),
+             size_of(*record, "mem_used_total", options), p99_of(*record, before, LatencyOp::write),
+             p99_of(*record, before, LatencyOp::read), p99_of(*record, before, LatencyOp::ring)});
+        auto stored = [&](std::string_view key) {
+            return rate_of(*record, before, key, seconds, true);
+        };
+        pages.push_back({name_of(record), stored("pages_kernel_lz4"), stored("pages_agent_cpu"),
+                         stored("pages_agent_gpu"), stored("huge_pages"), stored("same_pages")});
+    }
+    out += render_table(memory) + render_table(pages);
+
+    // The ring is the module's: from the total.
+    const StatsRecord& total = current.total;
+    const StatsRecord* before = previous ? &previous->total : nullptr;
+    const auto state = total.value("agent_state");
+    const auto occupancy = total.value("occupancy");
+    auto per_second = [&](std::string_view key) {
+        return rate_of(total, before, key, seconds, false);
+    };
+    out +=
+        render_table({{"AGENT", "RING SLOTS USED", "STAGED/S", "COMPLETED/S", "INLINE/S"},
+                      {state ? (*state == OZRAM_AGENT_ATTACHED ? "attached" : "detached") : "n/a",
+                       occupancy ? std::to_string(*occupancy) : "n/a", per_second("submitted"),
+                       per_second("completed"), per_second("inline_fallbacks")}});
+    return out;
+}
+
+}  // namespace ozramctl
