@@ -33,7 +33,7 @@ static int ozram_bvec_partial(struct ozram *oz, struct bio_vec *bvec,
 	page = alloc_page(GFP_NOIO | __GFP_HIGHMEM);
 	if (!page)
 		return -ENOMEM;
-	ret = ozram_read_page(oz, page, index);
+	ret = ozram_read_page(oz, page, index, NULL);
 	if (!ret) {
 		mem = kmap_local_page(page);
 		if (is_write)
@@ -81,8 +81,13 @@ static void ozram_bio_discard(struct ozram *oz, struct bio *bio)
 	}
 }
 
+/*
+ * One page or part of one.  @bio is the request a whole-page read belongs
+ * to, so that a page on the backing device is read by a bio chained to it;
+ * NULL from rw_page.
+ */
 static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
-			 unsigned int offset, bool is_write)
+			 unsigned int offset, bool is_write, struct bio *bio)
 {
 	u64 start = ozram_latency_start();
 	int ret;
@@ -93,7 +98,7 @@ static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
 	else if (is_write)
 		ret = ozram_write_page(oz, bvec->bv_page, index);
 	else
-		ret = ozram_read_page(oz, bvec->bv_page, index);
+		ret = ozram_read_page(oz, bvec->bv_page, index, bio);
 	if (!is_write)
 		flush_dcache_page(bvec->bv_page);
 	ozram_mark_accessed(oz, index);
@@ -128,7 +133,8 @@ static void ozram_bio_rw(struct ozram *oz, struct bio *bio)
 		while (left) {
 			bv.bv_len = min_t(unsigned int, PAGE_SIZE - offset,
 					  left);
-			if (ozram_bvec_rw(oz, &bv, index, offset, is_write)) {
+			if (ozram_bvec_rw(oz, &bv, index, offset, is_write,
+					  bio)) {
 				bio->bi_status = BLK_STS_IOERR;
 				goto out;
 			}
@@ -218,7 +224,7 @@ static int ozram_rw_page(struct block_device *bdev, sector_t sector,
 
 	start_time = bdev_start_io_acct(bdev->bd_disk->part0,
 					OZRAM_SECTORS_PER_PAGE, op, jiffies);
-	ret = ozram_bvec_rw(oz, &bv, index, 0, is_write);
+	ret = ozram_bvec_rw(oz, &bv, index, 0, is_write, NULL);
 	bdev_end_io_acct(bdev->bd_disk->part0, op, start_time);
 	if (ret)
 		return ret;

@@ -148,6 +148,8 @@ void ozram_reset_device(struct ozram *oz)
 	set_capacity_and_notify(oz->disk, 0);
 	part_stat_set_all(oz->disk->part0, 0);
 	ozram_meta_free(oz, oz->disksize);
+	/* As zram: reset lets the backing device go. */
+	ozram_wb_release(oz);
 	oz->disksize = 0;
 	memset(&oz->stats, 0, sizeof(oz->stats));
 	ozram_latency_reset(oz);
@@ -219,6 +221,8 @@ int ozram_add(void)
 	if (ret)
 		goto out_free_idr;
 	init_rwsem(&oz->init_lock);
+	mutex_init(&oz->wb_mutex);
+	spin_lock_init(&oz->wb_limit_lock);
 	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
 		sizeof(oz->comp_names[0]));
 

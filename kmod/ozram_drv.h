@@ -8,7 +8,9 @@
 
 #include <linux/atomic.h>
 #include <linux/blkdev.h>
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "ozram_comp.h"
@@ -53,6 +55,25 @@ struct ozram {
 	int ring_algs[OZRAM_MAX_COMPS];
 	/* Protected by disk->open_mutex: set while reset or removal runs. */
 	bool claim;
+	/*
+	 * Writeback (ozram_io_wb.c).  The backing device is set and released
+	 * under init_lock held for writing, only while uninitialised, and by
+	 * reset; it stays while the device is initialised.  bd_bitmap has a
+	 * bit per block of bd_nr_pages; block 0 is never used, so that a
+	 * block number is never 0.
+	 */
+	struct file *backing_file;
+	struct block_device *bdev;
+	unsigned long *bd_bitmap;
+	unsigned long bd_nr_pages;
+	/* Where the next block search starts, so that runs stay contiguous. */
+	unsigned long bd_hint;
+	/* One writeback pass at a time. */
+	struct mutex wb_mutex;
+	/* Protects wb_limit_enable and bd_wb_limit (in 4 KiB units). */
+	spinlock_t wb_limit_lock;
+	bool wb_limit_enable;
+	u64 bd_wb_limit;
 };
 
 static inline bool ozram_init_done(struct ozram *oz)
@@ -90,6 +111,18 @@ void ozram_forget_device(int id);
 int ozram_init_device(struct ozram *oz, u64 disksize);
 void ozram_reset_device(struct ozram *oz);
 int ozram_compact(struct ozram *oz);
+
+/*
+ * Writeback (ozram_io_wb.c).  ozram_wb_set_backing() opens @path as the
+ * backing device of an uninitialised device; ozram_wb_release() closes it
+ * (init_lock held for writing, every slot freed).  ozram_writeback() runs
+ * one pass; the writeback sysfs file's text is parsed by
+ * ozram_wb_parse().
+ */
+int ozram_wb_set_backing(struct ozram *oz, const char *path);
+void ozram_wb_release(struct ozram *oz);
+ssize_t ozram_wb_show_backing(struct ozram *oz, char *buf);
+int ozram_writeback(struct ozram *oz, const char *buf);
 
 /* sysfs (ozram_sysfs.c) */
 extern const struct attribute_group *ozram_disk_groups[];

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path: the pages of a device.  With ozram_io_recomp.c and
- * ozram_io_idle.c it is the only code that writes a device's slot table.
+ * ozram data path: the pages of a device.  With ozram_io_recomp.c,
+ * ozram_io_idle.c and ozram_io_wb.c it is the only code that writes a
+ * device's slot table.
  *
  * A slot holds nothing (reads as zeroes), a repeated word, a page staged
- * for the agent, or a zsmalloc object that is either LZ4 data or, when LZ4
- * does not save enough, the raw page.
+ * for the agent, a block of the backing device (ozram_io_wb.c), or a
+ * zsmalloc object that is either LZ4 data or, when LZ4 does not save
+ * enough, the raw page.
  *
  * Writes go through three steps (Documentation/kmod.md, "The write path"):
  * ozram_write_page() catches same-filled pages, ozram_store_page() chooses
@@ -38,6 +40,14 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
 	/* A recompression of the old content must not land on the new. */
 	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
+	/* A writeback of the old content must not land on the new. */
+	ozram_clear_flag(oz, index, OZRAM_SLOT_UNDER_WB);
+
+	if (ozram_test_flag(oz, index, OZRAM_SLOT_WB)) {
+		ozram_clear_flag(oz, index, OZRAM_SLOT_WB);
+		ozram_wb_free_block(oz, slot->element);
+		goto out;
+	}
 
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_STAGED);
@@ -99,7 +109,8 @@ int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 	return ret;
 }
 
-int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
+int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
+		    struct bio *parent)
 {
 	unsigned long handle;
 	void *dst;
@@ -107,6 +118,19 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index)
 
 	ozram_slot_lock(oz, index);
 	handle = oz->table[index].handle;
+	if (ozram_test_flag(oz, index, OZRAM_SLOT_WB)) {
+		/*
+		 * On the backing device: read without the slot lock, which
+		 * cannot be held across I/O.  A discard that races the read
+		 * leaves its result undefined, as in zram.
+		 */
+		ozram_slot_unlock(oz, index);
+		ret = ozram_wb_read(oz, handle, page, parent);
+		if (ret)
+			pr_err_ratelimited("%s: page %u: backing device read failed: %d\n",
+					   oz->disk->disk_name, index, ret);
+		return ret;
+	}
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
 		/* Waiting for the agent: the staged copy is the page. */
 		dst = kmap_local_page(page);

@@ -13,13 +13,19 @@
 
 #include "ozram_drv.h"
 
+struct bio;
 struct page;
 struct seq_file;
 struct ozram_recomp_params;
 struct ozram_stage_ref;
 
-/* Decodes slot @index into the whole of @page. */
-int ozram_read_page(struct ozram *oz, struct page *page, u32 index);
+/*
+ * Decodes slot @index into the whole of @page.  A page on the backing
+ * device is read with a bio chained to @parent when one is given (the data
+ * is in @page when @parent completes), otherwise waited for.
+ */
+int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
+		    struct bio *parent);
 
 /*
  * Stores @page in slot @index: as a repeated word, staged for the agent, or

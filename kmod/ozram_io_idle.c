@@ -53,7 +53,7 @@ void ozram_show_block_state(struct seq_file *m, struct ozram *oz, u32 index)
 		seq_printf(m, "%12u %12lld.%06lu %c%c%c%c\n", index,
 			   (s64)ts.tv_sec, ts.tv_nsec / NSEC_PER_USEC,
 			   ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ? 's' : '.',
-			   '.',
+			   ozram_test_flag(oz, index, OZRAM_SLOT_WB) ? 'w' : '.',
 			   ozram_test_flag(oz, index, OZRAM_SLOT_HUGE) ? 'h' : '.',
 			   ozram_test_flag(oz, index, OZRAM_SLOT_IDLE) ? 'i' : '.');
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the data path's files, ozram_io.c, ozram_io_recomp.c and
- * ozram_io_idle.c: together the only code that writes a device's slot
+ * Shared by the data path's files, ozram_io.c, ozram_io_recomp.c,
+ * ozram_io_idle.c and ozram_io_wb.c: together the only code that writes a device's slot
  * table.  Nothing else includes it.
  */
 #ifndef OZRAM_IO_INTERNAL_H
@@ -23,5 +23,16 @@ struct ozram;
 void ozram_free_slot(struct ozram *oz, u32 index);
 /* Reads the stored object of slot @index into @page; slot lock held. */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page);
+
+struct bio;
+
+/*
+ * Writeback (ozram_io_wb.c): frees block @blk of the backing device; reads
+ * it into @page, with a bio chained to @parent, or waiting for the read
+ * without one (0 or -errno).
+ */
+void ozram_wb_free_block(struct ozram *oz, unsigned long blk);
+int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
+		  struct bio *parent);
 
 #endif /* OZRAM_IO_INTERNAL_H */

@@ -21,8 +21,9 @@
 
 /*
  * Whether slot @index may be recompressed with the algorithm of priority
- * @prio: a stored object, neither staged nor same-filled nor being
- * recompressed nor known not to shrink, of the kind @p asks for, at least
+ * @prio: a stored object in memory, neither staged nor same-filled nor on
+ * or going to the backing device, not being recompressed nor known not to
+ * shrink, of the kind @p asks for, at least
  * @p->threshold bytes, compressed with an algorithm of lower priority.
  * Slot lock held.
  */
@@ -33,6 +34,8 @@ static bool ozram_recomp_candidate(struct ozram *oz, u32 index,
 	if (!oz->table[index].handle ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE))
 		return false;

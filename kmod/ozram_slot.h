@@ -44,6 +44,18 @@ enum ozram_slot_flag {
 	OZRAM_SLOT_INCOMPRESSIBLE,
 	/* A copy is with the agent for recompression (see ozram_recomp.c). */
 	OZRAM_SLOT_RECOMPRESSING,
+	/*
+	 * The page is on the backing device: element holds its block
+	 * (ozram_io_wb.c).  Nothing is in memory.
+	 */
+	OZRAM_SLOT_WB,
+	/*
+	 * A copy is being written to the backing device; the slot keeps its
+	 * object, and readers use it, until the write has completed.  Any
+	 * free of the slot clears the mark, so that a completion finding it
+	 * gone knows the page was rewritten or discarded meanwhile.
+	 */
+	OZRAM_SLOT_UNDER_WB,
 
 	__OZRAM_SLOT_NR_FLAGS,
 };
@@ -115,6 +127,7 @@ static inline bool ozram_slot_allocated(struct ozram *oz, u32 index)
 {
 	return ozram_get_obj_size(oz, index) ||
 	       ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
+	       ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
 	       ozram_test_flag(oz, index, OZRAM_SLOT_STAGED);
 }
 

@@ -73,6 +73,10 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	snap->staged_pages = read_stat(&st->staged_pages);
 	snap->recompressed_pages = read_stat(&st->recompressed_pages);
 	snap->recompress_saved = read_stat(&st->recompress_saved);
+	snap->bd_count = read_stat(&st->bd_count);
+	snap->bd_reads = read_stat(&st->bd_reads);
+	snap->bd_writes = read_stat(&st->bd_writes);
+	snap->bd_write_failed = read_stat(&st->bd_write_failed);
 	ozram_ring_snapshot(snap);
 	up_read(&oz->init_lock);
 }
@@ -105,6 +109,10 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	sum->staged_pages += snap->staged_pages;
 	sum->recompressed_pages += snap->recompressed_pages;
 	sum->recompress_saved += snap->recompress_saved;
+	sum->bd_count += snap->bd_count;
+	sum->bd_reads += snap->bd_reads;
+	sum->bd_writes += snap->bd_writes;
+	sum->bd_write_failed += snap->bd_write_failed;
 	/* The ring is shared by every device: not summed. */
 	sum->agent_attached = snap->agent_attached;
 	sum->agent_pid = snap->agent_pid;

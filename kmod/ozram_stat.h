@@ -41,6 +41,11 @@ struct ozram_stats {
 	atomic64_t writestall;		/* writes that had to sleep to allocate */
 	atomic64_t miss_free;		/* slot frees skipped on a busy slot */
 	atomic_long_t max_used_pages;	/* zsmalloc high-water mark */
+	atomic64_t bd_count;		/* blocks held on the backing device */
+	atomic64_t bd_reads;		/* pages read from the backing device */
+	atomic64_t bd_writes;		/* pages written to the backing device */
+	/* pages whose write to the backing device failed (kept in memory) */
+	atomic64_t bd_write_failed;
 };
 
 /*
@@ -88,6 +93,11 @@ struct ozram_snapshot {
 	bool agent_attached;
 	u32 agent_pid;
 	u64 ring[OZRAM_RING_NR_STATS];
+	/* bd_stat, in pages, and failed backing-device writes */
+	u64 bd_count;
+	u64 bd_reads;
+	u64 bd_writes;
+	u64 bd_write_failed;
 };
 
 void ozram_stats_update_used_max(struct ozram_stats *stats,

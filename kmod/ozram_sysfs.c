@@ -393,6 +393,115 @@ static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
 	return ret;
 }
 
+/* ---- writeback (ozram_io_wb.c) ---------------------------------------- */
+
+static ssize_t backing_dev_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return ozram_wb_show_backing(dev_to_ozram(dev), buf);
+}
+
+/* A path, with or without a trailing newline: only before disksize. */
+static ssize_t backing_dev_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	char *path;
+	int ret;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	path = kstrndup(buf, len, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	if (len && path[len - 1] == '\n')
+		path[len - 1] = '\0';
+	ret = ozram_wb_set_backing(dev_to_ozram(dev), path);
+	kfree(path);
+	return ret ? ret : len;
+}
+
+static ssize_t writeback_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t len)
+{
+	int ret;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return -EINVAL;
+	ret = ozram_writeback(dev_to_ozram(dev), buf);
+	return ret ? ret : len;
+}
+
+static ssize_t writeback_limit_enable_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	bool val;
+
+	spin_lock(&oz->wb_limit_lock);
+	val = oz->wb_limit_enable;
+	spin_unlock(&oz->wb_limit_lock);
+	return sysfs_emit(buf, "%d\n", val);
+}
+
+/* As zram: any number, non-zero enables. */
+static ssize_t writeback_limit_enable_store(struct device *dev,
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	u64 val;
+
+	if (ozram_sysfs_has_nul(buf, len) || kstrtoull(buf, 10, &val))
+		return -EINVAL;
+	spin_lock(&oz->wb_limit_lock);
+	oz->wb_limit_enable = val;
+	spin_unlock(&oz->wb_limit_lock);
+	return len;
+}
+
+static ssize_t writeback_limit_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	u64 val;
+
+	spin_lock(&oz->wb_limit_lock);
+	val = oz->bd_wb_limit;
+	spin_unlock(&oz->wb_limit_lock);
+	return sysfs_emit(buf, "%llu\n", val);
+}
+
+/* In 4 KiB units, as zram's. */
+static ssize_t writeback_limit_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct ozram *oz = dev_to_ozram(dev);
+	u64 val;
+
+	if (ozram_sysfs_has_nul(buf, len) || kstrtoull(buf, 10, &val))
+		return -EINVAL;
+	spin_lock(&oz->wb_limit_lock);
+	oz->bd_wb_limit = val;
+	spin_unlock(&oz->wb_limit_lock);
+	return len;
+}
+
+/* zram's three counters, in 4 KiB units (pages on 4 KiB-page systems). */
+static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct ozram_snapshot s;
+	u64 unit = 1 << (PAGE_SHIFT - 12);
+
+	ozram_snapshot(dev_to_ozram(dev), &s);
+	return sysfs_emit(buf, "%8llu %8llu %8llu\n", s.bd_count * unit,
+			  s.bd_reads * unit, s.bd_writes * unit);
+}
+
 static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
@@ -450,6 +559,8 @@ static ssize_t backend_stat_show(struct device *dev,
 	len += sysfs_emit_at(buf, len,
 			     "recompressed: %llu\nrecompress_saved: %llu\n",
 			     s.recompressed_pages, s.recompress_saved);
+	len += sysfs_emit_at(buf, len, "writeback_failed: %llu\n",
+			     s.bd_write_failed);
 	return len;
 }
 
@@ -468,6 +579,11 @@ static DEVICE_ATTR_RO(mm_stat);
 static DEVICE_ATTR_RO(io_stat);
 static DEVICE_ATTR_RO(debug_stat);
 static DEVICE_ATTR_RO(backend_stat);
+static DEVICE_ATTR_RW(backing_dev);
+static DEVICE_ATTR_WO(writeback);
+static DEVICE_ATTR_RW(writeback_limit);
+static DEVICE_ATTR_RW(writeback_limit_enable);
+static DEVICE_ATTR_RO(bd_stat);
 
 static ssize_t latency_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -493,6 +609,11 @@ static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_debug_stat.attr,
 	&dev_attr_backend_stat.attr,
 	&dev_attr_latency_stat.attr,
+	&dev_attr_backing_dev.attr,
+	&dev_attr_writeback.attr,
+	&dev_attr_writeback_limit.attr,
+	&dev_attr_writeback_limit_enable.attr,
+	&dev_attr_bd_stat.attr,
 	NULL,
 };
 

@@ -25,6 +25,13 @@ BackendChoice parse_backend(std::string_view name, std::string_view text) {
     throw cli::bad_value(name, "cpu, scalar, gpu or all", text);
 }
 
+Algorithm parse_algorithm_name(std::string_view name, std::string_view text) {
+    if (const auto algorithm = parse_algorithm(text)) {
+        return *algorithm;
+    }
+    throw cli::bad_value(name, "lz4, lz4hc, lzo, lzo-rle or zstd", text);
+}
+
 // A batch larger than this would not fit a BatchResult's 32-bit offsets.
 constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / PAGE_SIZE;
 constexpr unsigned MAX_THREADS = 4096;
@@ -32,33 +39,44 @@ constexpr unsigned MAX_THREADS = 4096;
 }  // namespace
 
 std::string usage_text() {
-    return R"(Usage: ozram-bench --input FILE [--backend cpu|scalar|gpu|all] [--threads N]
+    return R"(Usage: ozram-bench --input FILE [--algorithm NAME]
+                   [--backend cpu|scalar|gpu|all] [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
                    [--huge-threshold BYTES] [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
-by batch with ozram's backends and, in the same run, with liblz4 alone on 1 and
-N threads; restores every batch and checks every page byte for byte, and every
-LZ4 page with liblz4's LZ4_decompress_safe.  Reports the stored bytes, the
-ratio and the median compress and decompress throughput (10^9 input bytes/s).
+by batch with ozram's backends and, in the same run, with the format's own
+library alone on 1 and N threads; restores every batch and checks every page
+byte for byte, and every compressed page with its library's safe decoder.
+Reports the stored bytes, the ratio and the median compress and decompress
+throughput (10^9 input bytes/s), then how cpu compares with the library on
+N threads, and whether both store the same bytes to within 0.1 %.
 
   --input FILE       the corpus
+  --algorithm NAME   the format: lz4 (default), lz4hc, lzo, lzo-rle or zstd
+                     (zstd with the kernel's parameters).  The reference rows
+                     are liblz4-T, liblz4hc-T, liblzo2-T (lzo and lzo-rle:
+                     the library stores LZO1X-1 for both) or libzstd-T.
+                     Only lz4 runs on the GPU: with another format, all
+                     leaves gpu out and --backend gpu is a usage error
   --backend B        cpu (liblz4 on a thread pool), scalar (one thread), gpu,
                      or all (default: all; gpu is left out without a GPU).
                      gpu gives two rows: gpu reads the pages in place from
                      the corpus registered with the CUDA driver (pinned),
                      gpu-copy copies them into pinned buffers first; then
                      pcie-h2d and pcie-d2h, the pinned copy bandwidth
-  --threads N        threads of cpu and of liblz4-N (default: every core)
+  --threads N        threads of cpu and of the library's N-thread row
+                     (default: every core)
   --batch PAGES      pages per batch (default 1024)
   --repeat N         passes over the corpus; medians are reported (default 5)
   --max-pages N      use only the first N pages of the corpus
   --huge-threshold BYTES
-                     the largest LZ4 block ozram's backends keep: a page
-                     whose block is longer is stored raw, as zram does
-                     (default 3071, below zram's huge class); 4096 keeps
-                     every block that fits the page, as liblz4's figures do
+                     the largest block (in any format) ozram's backends
+                     keep: a page whose block is longer is stored raw, as
+                     zram does (default 3071, below zram's huge class);
+                     4096 keeps every block that fits the page, as the
+                     library rows do
   --json             one JSON object per line
   --csv              a header line, then one line per row
   --print-crossover  calibrate the cost model and print the batch sizes from
@@ -83,6 +101,8 @@ Options parse_options(const std::vector<std::string>& args) {
             options.help = true;
         } else if (name == "--input" || name == "-i") {
             options.input = arguments.value();
+        } else if (name == "--algorithm") {
+            options.algorithm = parse_algorithm_name(name, arguments.value());
         } else if (name == "--backend") {
             options.backend = parse_backend(name, arguments.value());
         } else if (name == "--threads") {
@@ -113,6 +133,9 @@ Options parse_options(const std::vector<std::string>& args) {
     }
     if (!options.help && !options.print_crossover && options.input.empty()) {
         throw cli::UsageError("no corpus given (--input FILE)");
+    }
+    if (options.backend == BackendChoice::Gpu && options.algorithm != Algorithm::Lz4) {
+        throw cli::UsageError("the gpu backend compresses only lz4");
     }
     return options;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ozram/algorithm.hpp"
 #include "ozram/backend.hpp"
 
 namespace ozram::bench {
@@ -16,12 +17,14 @@ enum class OutputFormat : std::uint8_t { Table, Json, Csv };
 struct Options {
     std::string input;
     BackendChoice backend = BackendChoice::All;
+    // The format of the backends' pages and of the reference library's rows.
+    Algorithm algorithm = Algorithm::Lz4;
     unsigned threads = 0;  // 0: every online core
     std::size_t batch = 1024;
     unsigned repeats = 5;
     std::size_t max_pages = 0;  // 0: the whole corpus
-    // The largest LZ4 block kept; a page whose block is longer is stored raw
-    // (zram's rule).
+    // The largest compressed block kept (in any format); a page whose block
+    // is longer is stored raw (zram's rule).
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;

@@ -14,8 +14,12 @@ namespace {
 
 class LibraryCodec final : public Codec {
   public:
-    LibraryCodec(std::string name, std::unique_ptr<PageCompressor> compressor, unsigned threads)
-        : name_(std::move(name)), compressor_(std::move(compressor)), threads_(threads) {}
+    LibraryCodec(std::string name, std::unique_ptr<PageCompressor> compressor, unsigned threads,
+                 Algorithm algorithm)
+        : name_(std::move(name)),
+          compressor_(std::move(compressor)),
+          threads_(threads),
+          algorithm_(algorithm) {}
 
     const std::string& name() const override { return name_; }
     unsigned threads() const override { return threads_; }
@@ -77,7 +81,7 @@ class LibraryCodec final : public Codec {
         for (std::size_t i = 0; i < pages.size(); ++i) {
             const bool restored_ok = std::memcmp(restored[i], pages[i], PAGE_SIZE) == 0;
             if (!restored_ok || result_.pages.size() != pages.size() ||
-                !stored_page_matches(result_, i, pages[i])) {
+                !stored_page_matches(result_, i, pages[i], algorithm_)) {
                 failed[first + i] = true;
             }
         }
@@ -93,6 +97,7 @@ class LibraryCodec final : public Codec {
     std::string name_;
     std::unique_ptr<PageCompressor> compressor_;
     unsigned threads_;
+    Algorithm algorithm_;
     BatchResult result_;
     std::vector<std::uint8_t> restored_;
     std::vector<std::uint8_t*> restored_pages_;
@@ -103,8 +108,9 @@ class LibraryCodec final : public Codec {
 
 std::unique_ptr<Codec> make_library_codec(std::string name,
                                           std::unique_ptr<PageCompressor> compressor,
-                                          unsigned threads) {
-    return std::make_unique<LibraryCodec>(std::move(name), std::move(compressor), threads);
+                                          unsigned threads, Algorithm algorithm) {
+    return std::make_unique<LibraryCodec>(std::move(name), std::move(compressor), threads,
+                                          algorithm);
 }
 
 }  // namespace ozram::bench

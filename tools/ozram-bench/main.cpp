@@ -137,10 +137,10 @@ void write_rows(const Options& options, const Corpus& corpus, unsigned threads,
             }
             break;
         case OutputFormat::Table:
-            std::cout << "corpus " << corpus.path() << ": " << corpus.page_count()
-                      << " pages; batch " << options.batch << " pages, " << options.repeats
-                      << " repeats, " << threads << " threads\n\n";
-            print_table(std::cout, rows);
+            std::cout << "corpus " << corpus.path() << ": " << corpus.page_count() << " pages; "
+                      << to_string(options.algorithm) << "; batch " << options.batch << " pages, "
+                      << options.repeats << " repeats, " << threads << " threads\n\n";
+            print_table(std::cout, rows, reference_library(options.algorithm));
             break;
     }
 }
@@ -154,7 +154,10 @@ int run(const Options& options) {
     const Corpus corpus(options.input, options.max_pages);
     std::vector<std::unique_ptr<Codec>> codecs;
     const GpuBatchCompressor* in_place = nullptr;
-    if (all || options.backend == BackendChoice::Gpu) {
+    const Algorithm algorithm = options.algorithm;
+    if (all && algorithm != Algorithm::Lz4) {
+        std::cerr << "ozram-bench: gpu: left out: it compresses only lz4\n";
+    } else if (all || options.backend == BackendChoice::Gpu) {
         codecs = make_gpu_codecs(options, corpus, in_place);
         if (codecs.empty() && !all) {
             std::cerr << "ozram-bench: --backend gpu needs a GPU\n";
@@ -165,19 +168,20 @@ int run(const Options& options) {
         codecs.push_back(make_library_codec(
             "cpu",
             make_cpu_compressor(Backend::Cpu, CpuConfig{.threads = threads,
-                                                        .huge_threshold = options.huge_threshold}),
-            threads));
+                                                        .huge_threshold = options.huge_threshold,
+                                                        .algorithm = algorithm}),
+            threads, algorithm));
     }
     if (all || options.backend == BackendChoice::Scalar) {
         codecs.push_back(make_library_codec(
             "scalar",
-            make_cpu_compressor(Backend::Scalar,
-                                CpuConfig{.huge_threshold = options.huge_threshold}),
-            1));
+            make_cpu_compressor(Backend::Scalar, CpuConfig{.huge_threshold = options.huge_threshold,
+                                                           .algorithm = algorithm}),
+            1, algorithm));
     }
-    codecs.push_back(make_liblz4_codec(1));
+    codecs.push_back(make_reference_codec(algorithm, 1));
     if (threads > 1) {
-        codecs.push_back(make_liblz4_codec(threads));
+        codecs.push_back(make_reference_codec(algorithm, threads));
     }
 
     std::vector<Codec*> order;

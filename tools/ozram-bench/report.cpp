@@ -69,12 +69,13 @@ double paired_median(const std::vector<double>& a, const std::vector<double>& b)
     return median(std::move(ratios));
 }
 
-void print_comparison(std::ostream& out, std::span<const Measurement> rows) {
+void print_comparison(std::ostream& out, std::span<const Measurement> rows,
+                      std::string_view library) {
     const auto* cpu = find(rows, "cpu");
     if (cpu == nullptr) {
         return;
     }
-    const auto* reference = find(rows, "liblz4-" + std::to_string(cpu->threads));
+    const auto* reference = find(rows, std::string(library) + "-" + std::to_string(cpu->threads));
     if (reference == nullptr || reference->compress_gbps <= 0 || reference->decompress_gbps <= 0 ||
         reference->bytes_out == 0) {
         return;
@@ -91,10 +92,19 @@ void print_comparison(std::ostream& out, std::span<const Measurement> rows) {
         << "x (median of the per-pass ratios)\n"
         << "  stored bytes:  " << cpu->bytes_out << " vs " << reference->bytes_out << " ("
         << (extra_bytes >= 0 ? "+" : "") << extra_bytes << "), ratio "
-        << fixed(cpu->ratio() / reference->ratio(), 5) << "x\n";
+        << fixed(cpu->ratio() / reference->ratio(), 5) << "x\n"
+        << "  same ratio:    " << (same_ratio(*cpu, *reference) ? "yes" : "NO") << " (within "
+        << fixed(SAME_RATIO_TOLERANCE * 100, 1) << " % of " << reference->backend
+        << "'s stored bytes)\n";
 }
 
 }  // namespace
+
+bool same_ratio(const Measurement& row, const Measurement& reference) {
+    const auto a = static_cast<double>(row.bytes_out);
+    const auto b = static_cast<double>(reference.bytes_out);
+    return std::abs(a - b) <= SAME_RATIO_TOLERANCE * b;
+}
 
 std::string csv_header() {
     std::string header;
@@ -128,7 +138,8 @@ std::string json_row(const Measurement& m) {
     return row + "}";
 }
 
-void print_table(std::ostream& out, std::span<const Measurement> rows) {
+void print_table(std::ostream& out, std::span<const Measurement> rows,
+                 std::string_view reference_library) {
     char line[256];
     std::snprintf(line, sizeof(line), "%-10s %7s %9s %10s %10s %7s %8s %8s %10s %10s %9s %10s\n",
                   "backend", "threads", "pages", "MiB in", "MiB out", "ratio", "raw", "same",
@@ -151,7 +162,7 @@ void print_table(std::ostream& out, std::span<const Measurement> rows) {
         }
         out << line;
     }
-    print_comparison(out, rows);
+    print_comparison(out, rows, reference_library);
 }
 
 }  // namespace ozram::bench

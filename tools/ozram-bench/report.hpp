@@ -4,6 +4,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "measurement.hpp"
 
@@ -14,9 +15,19 @@ namespace ozram::bench {
 [[nodiscard]] std::string csv_row(const Measurement& m);
 [[nodiscard]] std::string json_row(const Measurement& m);
 
-// The human table; ends with how the cpu backend compares with liblz4-N when
-// both were measured: the ratio of the medians, the median of the per-pass
-// ratios (steadier on a busy machine), and the stored bytes.
-void print_table(std::ostream& out, std::span<const Measurement> rows);
+// How far the stored bytes of two rows may differ, as a fraction of the
+// reference's, for them to count as the same ratio.
+inline constexpr double SAME_RATIO_TOLERANCE = 0.001;
+
+// Whether `row` stores the same bytes as `reference` within the tolerance.
+[[nodiscard]] bool same_ratio(const Measurement& row, const Measurement& reference);
+
+// The human table; ends with how the cpu backend compares with the reference
+// library's row on the same threads (`reference_library`-N: liblz4-N,
+// libzstd-N...) when both were measured: the ratio of the medians, the median
+// of the per-pass ratios (steadier on a busy machine), the stored bytes, and
+// whether the two have the same ratio (same_ratio()).
+void print_table(std::ostream& out, std::span<const Measurement> rows,
+                 std::string_view reference_library = "liblz4");
 
 }  // namespace ozram::bench

@@ -2,10 +2,14 @@
 // crypto/zstd.c asks for level 3's parameters for an unknown source size
 // (zstd_get_params(3, 0)), and lib/zstd's zstd_compress_cctx() sets each of
 // them on a reset context, pledges the page's size and calls ZSTD_compress2.
-// The same calls here give the agent's pages what the kernel's would take.
+// Here the parameters are set once, when the context is made: libzstd keeps
+// them across frames, and ZSTD_compress2 given a whole page pledges its size
+// itself, so each page gets the frame the kernel's calls would give it,
+// without ten parameter calls and a full reset per page.
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getParams
 #include <zstd.h>
 
+#include <memory>
 #include <utility>
 
 #include "cpu/codecs.hpp"
@@ -20,28 +24,32 @@ static_assert(ZSTD_COMPRESSBOUND(PAGE_SIZE) <= BLOCK_BOUND);
 
 class ZstdCodec final : public BlockCodec {
   public:
-    ZstdCodec() : context_(ZSTD_createCCtx()), params_(ZSTD_getParams(KERNEL_ZSTD_LEVEL, 0, 0)) {
+    ZstdCodec() : context_(ZSTD_createCCtx()) {
         if (context_ == nullptr) {
             throw Error(ENOMEM, "libzstd: no memory for a compression context");
+        }
+        if (!set_up(ZSTD_getParams(KERNEL_ZSTD_LEVEL, 0, 0))) {
+            ZSTD_freeCCtx(context_);
+            throw Error(EINVAL, "libzstd refused the kernel's zstd parameters");
         }
     }
     ~ZstdCodec() override { ZSTD_freeCCtx(context_); }
     ZstdCodec(const ZstdCodec&) = delete;
     ZstdCodec& operator=(const ZstdCodec&) = delete;
 
+    // ZSTD_compress2 starts a new frame on the context (a session reset) and
+    // keeps the parameters.
     std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
-        if (!set_up()) {
-            return 0;
-        }
         const std::size_t length = ZSTD_compress2(context_, dst, BLOCK_BOUND, page, PAGE_SIZE);
         return ZSTD_isError(length) ? 0 : length;
     }
 
   private:
-    // zstd_cctx_init() of Linux 6.1, call for call.
-    bool set_up() {
-        const ZSTD_compressionParameters& c = params_.cParams;
-        const ZSTD_frameParameters& f = params_.fParams;
+    // zstd_cctx_init() of Linux 6.1, call for call; the page's size is
+    // pledged by each ZSTD_compress2.
+    bool set_up(const ZSTD_parameters& params) {
+        const ZSTD_compressionParameters& c = params.cParams;
+        const ZSTD_frameParameters& f = params.fParams;
         const std::pair<ZSTD_cParameter, int> settings[] = {
             {ZSTD_c_windowLog, static_cast<int>(c.windowLog)},
             {ZSTD_c_hashLog, static_cast<int>(c.hashLog)},
@@ -54,8 +62,7 @@ class ZstdCodec final : public BlockCodec {
             {ZSTD_c_checksumFlag, f.checksumFlag},
             {ZSTD_c_dictIDFlag, !f.noDictIDFlag},
         };
-        if (ZSTD_isError(ZSTD_CCtx_reset(context_, ZSTD_reset_session_and_parameters)) ||
-            ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(context_, PAGE_SIZE))) {
+        if (ZSTD_isError(ZSTD_CCtx_reset(context_, ZSTD_reset_session_and_parameters))) {
             return false;
         }
         for (const auto& [parameter, value] : settings) {
@@ -67,7 +74,6 @@ class ZstdCodec final : public BlockCodec {
     }
 
     ZSTD_CCtx* context_;
-    ZSTD_parameters params_;
 };
 
 }  // namespace
@@ -76,8 +82,17 @@ std::unique_ptr<BlockCodec> make_zstd() {
     return std::make_unique<ZstdCodec>();
 }
 
+// ZSTD_decompress would allocate and free a decoding context of some 100 KiB
+// for every page; each thread keeps one instead.
 bool decompress_zstd(const std::uint8_t* src, std::size_t len, std::uint8_t* page) {
-    const std::size_t out = ZSTD_decompress(page, PAGE_SIZE, src, len);
+    struct FreeDCtx {
+        void operator()(ZSTD_DCtx* context) const { ZSTD_freeDCtx(context); }
+    };
+    thread_local const std::unique_ptr<ZSTD_DCtx, FreeDCtx> context(ZSTD_createDCtx());
+    if (context == nullptr) {
+        return false;
+    }
+    const std::size_t out = ZSTD_decompressDCtx(context.get(), page, PAGE_SIZE, src, len);
     return !ZSTD_isError(out) && out == PAGE_SIZE;
 }
 

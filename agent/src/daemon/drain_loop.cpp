@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "log.hpp"
 #include "ozram/error.hpp"
@@ -58,6 +59,10 @@ std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
     return gpu ? gpu->fallback_batches() : 0;
 }
 
+// The doorbell thread's stack: it makes one ioctl and, on an error, an
+// exception with a message.
+constexpr std::size_t DOORBELL_STACK_SIZE = 256 * 1024;
+
 // The CPU time of the calling thread, system time included.
 std::chrono::nanoseconds thread_cpu_time() {
     timespec now{};
@@ -68,9 +73,106 @@ std::chrono::nanoseconds thread_cpu_time() {
 }  // namespace
 
 void DrainLoop::ring_doorbell() {
-    const auto before = thread_cpu_time();
-    transport_.notify_completions();
-    stats_.doorbell_cpu += thread_cpu_time() - before;
+    if (!doorbell_running_) {
+        const auto before = thread_cpu_time();
+        transport_.notify_completions();
+        stats_.doorbell_cpu += thread_cpu_time() - before;
+        return;
+    }
+    rethrow_doorbell_error();
+    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
+    {
+        const std::lock_guard lock(doorbell_mutex_);
+        doorbell_pending_ = true;
+    }
+    doorbell_wake_.notify_one();
+}
+
+void DrainLoop::doorbell_thread() {
+    std::unique_lock lock(doorbell_mutex_);
+    for (;;) {
+        doorbell_wake_.wait(lock, [this] { return doorbell_pending_ || doorbell_stop_; });
+        if (!doorbell_pending_) {
+            return;  // stopped, with nothing left to ring
+        }
+        // Cleared before ringing: a publish from now on rings again, so no
+        // completion is left unreaped.
+        doorbell_pending_ = false;
+        lock.unlock();
+        const auto before = thread_cpu_time();
+        try {
+            transport_.notify_completions();
+        } catch (...) {
+            lock.lock();
+            doorbell_error_ = std::current_exception();
+            return;
+        }
+        doorbell_cpu_ns_ += (thread_cpu_time() - before).count();
+        lock.lock();
+    }
+}
+
+void DrainLoop::rethrow_doorbell_error() {
+    std::exception_ptr error;
+    {
+        const std::lock_guard lock(doorbell_mutex_);
+        error = std::exchange(doorbell_error_, nullptr);
+    }
+    if (error) {
+        std::rethrow_exception(error);
+    }
+}
+
+void DrainLoop::set_async_doorbell(bool on) {
+    if (on == doorbell_running_) {
+        return;
+    }
+    if (!on) {
+        finish_doorbell();
+        return;
+    }
+    doorbell_stop_ = false;
+    pthread_attr_t attributes;
+    int error = ::pthread_attr_init(&attributes);
+    if (error == 0) {
+        error = ::pthread_attr_setstacksize(&attributes, DOORBELL_STACK_SIZE);
+        if (error == 0) {
+            error = ::pthread_create(
+                &doorbell_, &attributes,
+                [](void* loop) -> void* {
+                    static_cast<DrainLoop*>(loop)->doorbell_thread();
+                    return nullptr;
+                },
+                this);
+        }
+        ::pthread_attr_destroy(&attributes);
+    }
+    if (error != 0) {
+        throw Error(error, "cannot start the doorbell thread");
+    }
+    doorbell_running_ = true;
+}
+
+void DrainLoop::finish_doorbell() {
+    if (!doorbell_running_) {
+        return;
+    }
+    {
+        const std::lock_guard lock(doorbell_mutex_);
+        doorbell_stop_ = true;
+    }
+    doorbell_wake_.notify_one();
+    ::pthread_join(doorbell_, nullptr);
+    doorbell_running_ = false;
+    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
+    rethrow_doorbell_error();
+}
+
+DrainLoop::~DrainLoop() {
+    try {
+        finish_doorbell();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nowhere left to report it
+    }
 }
 
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)

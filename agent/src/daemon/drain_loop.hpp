@@ -2,9 +2,15 @@
 // bytes in the output slots and the completions in the CQ.
 #pragma once
 
+#include <pthread.h>
+
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <vector>
 
 #include "agent_metrics.hpp"
@@ -23,8 +29,9 @@ struct DrainStats {
     std::uint64_t failed_pages = 0;   // completed with an error status
     std::uint64_t rejected_sqes = 0;  // SQ entries naming no slot: skipped
     std::uint64_t dropped_cqes = 0;   // the producer never made CQ room
-    // CPU time this thread spent in the producer's doorbell: for the kernel,
-    // the module checking and storing the results inside the ioctl.
+    // CPU time spent in the producer's doorbell (by this thread, or by the
+    // doorbell thread): for the kernel, the module checking and storing the
+    // results inside the ioctl.
     std::chrono::nanoseconds doorbell_cpu{0};
 };
 
@@ -40,6 +47,19 @@ enum class Step {
 class DrainLoop {
   public:
     DrainLoop(ring::RingTransport& transport, CompressorPicker& picker);
+    ~DrainLoop();
+    DrainLoop(const DrainLoop&) = delete;
+    DrainLoop& operator=(const DrainLoop&) = delete;
+
+    // Rings the doorbell from a thread of its own: the producer then checks
+    // and stores one batch's results (for the kernel: decodes each with its
+    // algorithm's safe decoder, inside the ioctl) while this loop compresses
+    // the next batch.  The transport's notify_completions() must then be
+    // safe to call from another thread than the loop's.  Off by default.
+    void set_async_doorbell(bool on);
+    // Rings once more for what is posted, and ends the doorbell thread; an
+    // error it met is thrown here.  Call before the transport detaches.
+    void finish_doorbell();
 
     // batch_size is capped at the ring's slot count.
     void set_batching(std::uint32_t batch_size, std::chrono::microseconds flush);
@@ -71,8 +91,12 @@ class DrainLoop {
     // cqe_flags go on the OK ones.
     void complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
                   std::uint32_t cqe_flags);
-    // Rings the producer's doorbell and counts the CPU time it took.
+    // Rings the producer's doorbell and counts the CPU time it took, or
+    // hands the ring to the doorbell thread.
     void ring_doorbell();
+    void doorbell_thread();
+    // An error of the doorbell thread, thrown on the loop's thread.
+    void rethrow_doorbell_error();
     bool wait_for_cq_room();
 
     ring::RingTransport& transport_;
@@ -95,6 +119,19 @@ class DrainLoop {
     std::uint32_t raw_length_;
     BatchResult result_;
     DrainStats stats_;
+
+    // The doorbell thread, when on: `pending` says a publish has not been
+    // rung since; it rings with the lock dropped.
+    // A pthread for its small stack: ozramd locks its memory, every page of
+    // a thread's stack included.
+    pthread_t doorbell_{};
+    bool doorbell_running_ = false;
+    std::mutex doorbell_mutex_;
+    std::condition_variable doorbell_wake_;
+    bool doorbell_pending_ = false;
+    bool doorbell_stop_ = false;
+    std::exception_ptr doorbell_error_;
+    std::atomic<std::int64_t> doorbell_cpu_ns_{0};
 };
 
 }  // namespace ozram::daemon

@@ -166,6 +166,11 @@ int serve(const Options& options, const Config& initial) {
     DrainLoop loop(*transport, *compressors);
     loop.set_metrics(&metrics);
     apply_batching(loop, initial);
+    // The module checks every result inside the doorbell's ioctl (with
+    // verify=1 it decodes each): rung from a thread of its own, that check
+    // runs while the loop compresses the next batch.  A shared-memory
+    // producer's doorbell is a semaphore post, not worth a thread.
+    loop.set_async_doorbell(options.shm_name.empty());
     report_ready(EXIT_OK);
 
     SignalFlags& flags = signal_flags();
@@ -182,6 +187,12 @@ int serve(const Options& options, const Config& initial) {
             log_info("the producer closed the ring");
             break;
         }
+    }
+    // The last results are rung before the ring is let go.
+    try {
+        loop.finish_doorbell();
+    } catch (const std::exception& error) {
+        log_warning(std::string("the last doorbell failed: ") + error.what());
     }
     // The driver must let go of the staging area before it is unmapped.
     compressors->release_staging();

@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 #include <lz4.h>
 #include <lzo/lzo1x.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getParams
 #include <zstd.h>
 
+#include <atomic>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "ozram/algorithm.hpp"
@@ -149,6 +153,78 @@ TEST(BlockCodec, ZstdFramesCarryTheirSizeAndTheKernelsParameters) {
                                              BLOCK_BOUND, page.data(), PAGE_SIZE, 3);
     ASSERT_FALSE(ZSTD_isError(level3));
     EXPECT_LE(length, level3 + 16) << "level 3 should compress a page alike";
+}
+
+// The kernel resets its context, sets each parameter and pledges the page's
+// size before every page; the codec sets the parameters once.  The frames
+// must be the same, byte for byte, page after page on the same codec.
+TEST(BlockCodec, ZstdFramesAreThoseOfTheKernelsCallsForEveryPage) {
+    const std::vector<Page> pages = mixed_pages(32, 17);
+    const auto codec = make_block_codec(Algorithm::Zstd, 1);
+    ZSTD_CCtx* kernel_like = ZSTD_createCCtx();
+    ASSERT_NE(kernel_like, nullptr);
+    const ZSTD_parameters params = ZSTD_getParams(3, 0, 0);
+    std::vector<std::uint8_t> ours(BLOCK_BOUND);
+    std::vector<std::uint8_t> theirs(BLOCK_BOUND);
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const std::size_t length = codec->compress(pages[i].data(), ours.data());
+        ASSERT_FALSE(ZSTD_isError(ZSTD_CCtx_reset(kernel_like, ZSTD_reset_session_and_parameters)));
+        ASSERT_FALSE(ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(kernel_like, PAGE_SIZE)));
+        const std::pair<ZSTD_cParameter, int> settings[] = {
+            {ZSTD_c_windowLog, static_cast<int>(params.cParams.windowLog)},
+            {ZSTD_c_hashLog, static_cast<int>(params.cParams.hashLog)},
+            {ZSTD_c_chainLog, static_cast<int>(params.cParams.chainLog)},
+            {ZSTD_c_searchLog, static_cast<int>(params.cParams.searchLog)},
+            {ZSTD_c_minMatch, static_cast<int>(params.cParams.minMatch)},
+            {ZSTD_c_targetLength, static_cast<int>(params.cParams.targetLength)},
+            {ZSTD_c_strategy, static_cast<int>(params.cParams.strategy)},
+            {ZSTD_c_contentSizeFlag, params.fParams.contentSizeFlag},
+            {ZSTD_c_checksumFlag, params.fParams.checksumFlag},
+            {ZSTD_c_dictIDFlag, !params.fParams.noDictIDFlag},
+        };
+        for (const auto& [parameter, value] : settings) {
+            ASSERT_FALSE(ZSTD_isError(ZSTD_CCtx_setParameter(kernel_like, parameter, value)));
+        }
+        const std::size_t expected =
+            ZSTD_compress2(kernel_like, theirs.data(), theirs.size(), pages[i].data(), PAGE_SIZE);
+        ASSERT_FALSE(ZSTD_isError(expected));
+        ASSERT_EQ(length, expected) << "page " << i;
+        EXPECT_EQ(std::memcmp(ours.data(), theirs.data(), length), 0) << "page " << i;
+    }
+    ZSTD_freeCCtx(kernel_like);
+}
+
+// Decoding on several threads at once: each has its own context.
+TEST(BlockCodec, ZstdDecodesOnManyThreads) {
+    const std::vector<Page> pages = mixed_pages(16, 19);
+    std::vector<std::vector<std::uint8_t>> blocks;
+    const auto codec = make_block_codec(Algorithm::Zstd, 1);
+    for (const Page& page : pages) {
+        std::vector<std::uint8_t> block(BLOCK_BOUND);
+        block.resize(codec->compress(page.data(), block.data()));
+        ASSERT_FALSE(block.empty());
+        blocks.push_back(std::move(block));
+    }
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&] {
+            for (int round = 0; round < 50; ++round) {
+                for (std::size_t i = 0; i < pages.size(); ++i) {
+                    Page out{};
+                    if (!decompress_block(Algorithm::Zstd, blocks[i].data(), blocks[i].size(),
+                                          out.data()) ||
+                        out != pages[i]) {
+                        ++wrong;
+                    }
+                }
+            }
+        });
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(CpuCompressor, CompressesAndRestoresEveryFormat) {

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "completion_check.hpp"
 #include "compressor_set.hpp"
@@ -395,6 +398,91 @@ TEST(DrainLoop, StoppingProducerEndsTheLoopOnceTheQueueIsEmpty) {
     producer.set_stopping();
     EXPECT_EQ(loop.step(0us), Step::Drained) << "work already queued is finished first";
     EXPECT_EQ(loop.step(0us), Step::Stopping);
+}
+
+// A heap ring whose doorbell may be rung from another thread: it counts the
+// rings and the threads they came from, and can fail.
+class ThreadedDoorbellRing final : public ozram::ring::RingTransport {
+  public:
+    explicit ThreadedDoorbellRing(std::uint32_t slots) : inner_(slots, slots) {}
+    const ozram::ring::RingView& view() const override { return inner_.view(); }
+    ozram::ring::Wake wait_for_work(std::chrono::microseconds timeout) override {
+        return inner_.wait_for_work(timeout);
+    }
+    void notify_completions() override {
+        if (fail) {
+            throw ozram::Error(ENODEV, "the ring was handed to another agent");
+        }
+        ++notifications;
+        if (std::this_thread::get_id() != loop_thread) {
+            ++from_other_threads;
+        }
+    }
+    void detach() override {}
+    std::string describe() const override { return "heap, threaded doorbell"; }
+
+    std::thread::id loop_thread = std::this_thread::get_id();
+    std::atomic<bool> fail{false};
+    std::atomic<unsigned> notifications{0};
+    std::atomic<unsigned> from_other_threads{0};
+
+  private:
+    HeapRing inner_;
+};
+
+TEST(DrainLoop, AsyncDoorbellRingsFromItsOwnThreadAndLosesNoCompletion) {
+    ThreadedDoorbellRing ring(64);
+    FixedPicker picker(ozram::Backend::Cpu, {.threads = 2});
+    DrainLoop loop(ring, picker);
+    loop.set_batching(16, 0us);
+    loop.set_async_doorbell(true);
+    RingProducer producer(ring.view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = mixed_pages(40);
+    std::size_t submitted = 0;
+    std::size_t verified = 0;
+    std::size_t reaped = 0;
+    while (reaped < 400) {
+        while (submitted < 400 && producer.can_stage()) {
+            producer.stage(pages[submitted % pages.size()].data(), 0, submitted);
+            ++submitted;
+        }
+        producer.publish();
+        EXPECT_EQ(loop.step(0us), Step::Drained);
+        reaped += producer.reap(
+            [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+                verified += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
+                            check.restores(cqe, ring.view().output_slot(cqe.slot),
+                                           pages[cookie % pages.size()].data());
+            });
+    }
+    loop.finish_doorbell();
+    EXPECT_EQ(verified, 400u);
+    EXPECT_GE(ring.notifications.load(), 1u);
+    EXPECT_EQ(ring.from_other_threads.load(), ring.notifications.load())
+        << "every ring came from the doorbell thread";
+    // Once finished, the loop rings on its own thread again.
+    const unsigned before = ring.notifications.load();
+    producer.stage(pages[0].data(), 0, 0);
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    EXPECT_EQ(ring.notifications.load(), before + 1);
+    EXPECT_EQ(ring.from_other_threads.load(), before);
+}
+
+TEST(DrainLoop, AsyncDoorbellErrorIsThrownOnTheLoopsThread) {
+    ThreadedDoorbellRing ring(8);
+    FixedPicker picker(ozram::Backend::Scalar);
+    DrainLoop loop(ring, picker);
+    loop.set_batching(1, 0us);
+    loop.set_async_doorbell(true);
+    ring.fail = true;
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(1);
+    producer.stage(pages[0].data(), 0, 0);
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    EXPECT_THROW(loop.finish_doorbell(), ozram::Error);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "bench_test_pages.hpp"
 #include "codec.hpp"
@@ -115,6 +116,85 @@ TEST(BenchCodec, Liblz4ReferenceStoresWhatLiblz4Makes) {
             EXPECT_EQ(pass.raw_pages + pass.same_filled_pages, 0U);  // all LZ4 blocks
         }
     }
+}
+
+constexpr Algorithm EVERY_ALGORITHM[] = {Algorithm::Lz4, Algorithm::Lz4hc, Algorithm::Lzo,
+                                         Algorithm::LzoRle, Algorithm::Zstd};
+
+TEST(BenchCodec, ReferenceOfEveryFormatRoundTripsThroughItsLibrary) {
+    const auto pages = testing::mixed_pages(PAGES);
+    const auto input = testing::pointers(pages);
+    for (const auto algorithm : EVERY_ALGORITHM) {
+        for (const unsigned threads : {1U, 3U}) {
+            auto codec = make_reference_codec(algorithm, threads);
+            EXPECT_EQ(codec->name(), reference_library(algorithm) + "-" + std::to_string(threads));
+            for (const std::size_t batch : {1, 5, 64}) {
+                std::vector<bool> failed(PAGES);
+                const auto pass = codec->run_pass(input, batch, failed);
+                EXPECT_EQ(count_failed(failed), 0U) << to_string(algorithm) << " batch " << batch;
+                EXPECT_GT(pass.bytes_out, 0U);
+                EXPECT_EQ(pass.raw_pages + pass.same_filled_pages, 0U);
+            }
+        }
+    }
+    EXPECT_EQ(reference_library(Algorithm::Lz4hc), "liblz4hc");
+    EXPECT_EQ(reference_library(Algorithm::LzoRle), "liblzo2");
+    EXPECT_EQ(reference_library(Algorithm::Zstd), "libzstd");
+}
+
+// On pages that all compress, the backends in each format store what the
+// format's library alone stores, to the byte: the same ratio.
+TEST(BenchCodec, BackendsStoreWhatTheReferenceLibraryStores) {
+    const auto mixed = testing::mixed_pages(4 * PAGES);
+    std::vector<const std::uint8_t*> text;
+    for (std::size_t i = 0; i < mixed.size(); i += 4) {
+        text.push_back(mixed[i].data());  // the text pages of mixed_pages()
+    }
+    for (const auto algorithm : EVERY_ALGORITHM) {
+        auto reference = make_reference_codec(algorithm, 2);
+        auto cpu = make_library_codec(
+            "cpu",
+            make_cpu_compressor(
+                Backend::Cpu, {.threads = 2, .huge_threshold = PAGE_SIZE, .algorithm = algorithm}),
+            2, algorithm);
+        std::vector<bool> failed(text.size());
+        const auto expected = reference->run_pass(text, 8, failed);
+        const auto got = cpu->run_pass(text, 8, failed);
+        EXPECT_EQ(count_failed(failed), 0U) << to_string(algorithm);
+        EXPECT_EQ(got.raw_pages + got.same_filled_pages, 0U) << to_string(algorithm);
+        EXPECT_EQ(got.bytes_out, expected.bytes_out) << to_string(algorithm);
+    }
+}
+
+TEST(BenchCodec, BackendsRoundTripEveryFormat) {
+    const auto pages = testing::mixed_pages(PAGES);
+    const auto input = testing::pointers(pages);
+    for (const auto algorithm : EVERY_ALGORITHM) {
+        for (const auto backend : {Backend::Scalar, Backend::Cpu}) {
+            auto codec = make_library_codec(
+                "x", make_cpu_compressor(backend, {.threads = 2, .algorithm = algorithm}), 2,
+                algorithm);
+            std::vector<bool> failed(PAGES);
+            (void)codec->run_pass(input, 16, failed);
+            EXPECT_EQ(count_failed(failed), 0U) << to_string(algorithm);
+        }
+    }
+}
+
+// Pages checked in another format than they were made in fail: the check
+// decodes with the format's own library, not with whatever the backend says.
+TEST(BenchCodec, PagesCheckedInTheWrongFormatFail) {
+    const auto pages = testing::mixed_pages(PAGES);
+    auto codec = make_library_codec(
+        "x", make_cpu_compressor(Backend::Scalar, {.algorithm = Algorithm::Zstd}), 1,
+        Algorithm::Lzo);
+    std::vector<bool> failed(PAGES);
+    (void)codec->run_pass(testing::pointers(pages), 16, failed);
+    // mixed_pages(): every text page (one in four) is stored compressed; the
+    // others are raw or same-filled, which do not depend on the format.
+    EXPECT_EQ(count_failed(failed), (PAGES + 3) / 4);
+    EXPECT_TRUE(failed[0]);
+    EXPECT_FALSE(failed[1]);
 }
 
 TEST(BenchCodec, CorruptStoredPageIsCaughtEvenWhenItRestoresRight) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "cli/usage_error.hpp"
 
 namespace ozram::bench {
@@ -17,6 +19,23 @@ TEST(BenchOptions, Defaults) {
     EXPECT_EQ(o.max_pages, 0U);
     EXPECT_EQ(o.huge_threshold, 3071U);  // DEFAULT_HUGE_THRESHOLD
     EXPECT_EQ(o.format, OutputFormat::Table);
+    EXPECT_EQ(o.algorithm, Algorithm::Lz4);
+}
+
+TEST(BenchOptions, AlgorithmTakesTheKernelsNames) {
+    for (const auto& [name, algorithm] :
+         {std::pair{"lz4", Algorithm::Lz4}, std::pair{"lz4hc", Algorithm::Lz4hc},
+          std::pair{"lzo", Algorithm::Lzo}, std::pair{"lzo-rle", Algorithm::LzoRle},
+          std::pair{"zstd", Algorithm::Zstd}}) {
+        EXPECT_EQ(parse_options({"--input", "x", "--algorithm", name}).algorithm, algorithm)
+            << name;
+    }
+    // Every backend but the GPU's takes every format.
+    const auto o = parse_options({"--algorithm", "zstd", "--input", "x", "--backend", "cpu"});
+    EXPECT_EQ(o.algorithm, Algorithm::Zstd);
+    EXPECT_EQ(o.backend, BackendChoice::Cpu);
+    EXPECT_EQ(parse_options({"--input", "x", "--algorithm", "lz4", "--backend", "gpu"}).backend,
+              BackendChoice::Gpu);
 }
 
 TEST(BenchOptions, ParsesEverything) {
@@ -54,6 +73,11 @@ TEST(BenchOptions, BadCommandLinesAreUsageErrors) {
     EXPECT_THROW((void)parse_options({"--input", "x", "--repeat", "2x"}), cli::UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "--json", "--csv"}), cli::UsageError);
     EXPECT_THROW((void)parse_options({"--input", "x", "extra"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--algorithm"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--algorithm", "deflate"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--algorithm", "ZSTD"}), cli::UsageError);
+    EXPECT_THROW((void)parse_options({"--input", "x", "--algorithm", "zstd", "--backend", "gpu"}),
+                 cli::UsageError);
 }
 
 }  // namespace

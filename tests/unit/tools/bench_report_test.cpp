@@ -80,6 +80,44 @@ TEST(BenchReport, TableComparesCpuWithLiblz4OnTheSameThreads) {
     EXPECT_NE(text.find("stored bytes:  2097252 vs 2097152 (+100), ratio 0.99995x"),
               std::string::npos)
         << text;
+    EXPECT_NE(text.find("same ratio:    yes (within 0.1 % of liblz4-16's stored bytes)"),
+              std::string::npos)
+        << text;
+}
+
+TEST(BenchReport, TableComparesCpuWithTheFormatsLibrary) {
+    auto reference = sample();
+    reference.backend = "libzstd-16";
+    auto cpu = sample();
+    cpu.backend = "cpu";
+    cpu.compress_gbps = 3.25 * 0.96;
+    cpu.bytes_out = reference.bytes_out + reference.bytes_out / 500;  // 0.2 % more
+    // The liblz4 row of the same threads is not the reference of zstd pages.
+    auto lz4 = sample();
+    const std::vector<Measurement> rows{cpu, reference, lz4};
+    std::ostringstream out;
+    print_table(out, rows, "libzstd");
+    const auto text = out.str();
+    EXPECT_NE(text.find("cpu vs libzstd-16"), std::string::npos) << text;
+    EXPECT_EQ(text.find("cpu vs liblz4"), std::string::npos) << text;
+    EXPECT_NE(text.find("medians:       compress 0.960x"), std::string::npos) << text;
+    EXPECT_NE(text.find("same ratio:    NO (within 0.1 % of libzstd-16's stored bytes)"),
+              std::string::npos)
+        << text;
+}
+
+TEST(BenchReport, SameRatioIsWithinATenthOfAPercentEitherWay) {
+    auto reference = sample();
+    reference.bytes_out = 1'000'000;
+    auto row = reference;
+    for (const std::uint64_t bytes : {1'000'000ULL, 1'001'000ULL, 999'000ULL}) {
+        row.bytes_out = bytes;
+        EXPECT_TRUE(same_ratio(row, reference)) << bytes;
+    }
+    for (const std::uint64_t bytes : {1'001'001ULL, 998'999ULL, 0ULL}) {
+        row.bytes_out = bytes;
+        EXPECT_FALSE(same_ratio(row, reference)) << bytes;
+    }
 }
 
 TEST(BenchReport, NoComparisonWithoutTheReferenceOfTheSameThreads) {

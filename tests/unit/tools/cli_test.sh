@@ -133,6 +133,28 @@ expect 0 "bench --csv" "$bench" --input "$work/live.pages" --backend scalar --ba
 expect_output '^backend,threads,batch,repeats,pages,bytes_in,bytes_out,ratio,' "bench --csv header"
 expect_output '^scalar,1,7,1,' "bench --csv scalar row"
 
+# Every other format, against its own library on the same threads.
+for pair in lz4hc:liblz4hc lzo:liblzo2 lzo-rle:liblzo2 zstd:libzstd; do
+	algorithm=${pair%%:*}
+	library=${pair#*:}
+	expect 0 "bench --algorithm $algorithm" "$bench" --input "$work/live.pages" \
+		--algorithm "$algorithm" --threads 2 --batch 64 --repeat 1
+	expect_output "^ozram-bench: gpu: left out: it compresses only lz4\$" \
+		"bench --algorithm $algorithm leaves gpu out"
+	expect_output "^$library-2 +2 " "bench --algorithm $algorithm reference row"
+	expect_output "^cpu vs $library-2 " "bench --algorithm $algorithm comparison"
+	expect_output "^  same ratio: " "bench --algorithm $algorithm ratio check"
+	if grep -E '^(cpu|scalar|lib[a-z0-9]+-[0-9]+) +[0-9]+ ' "$work/out" | awk '$NF != 0 { bad = 1 } END { exit !bad }'; then
+		echo "FAIL: bench --algorithm $algorithm: a row has mismatches" >&2
+		failures=$((failures + 1))
+	fi
+done
+expect 2 "bench --algorithm deflate" "$bench" --input x --algorithm deflate
+expect_output "^ozram-bench: --algorithm: expected lz4, lz4hc, lzo, lzo-rle or zstd, got 'deflate'\$" \
+	"bench --algorithm deflate"
+expect 2 "bench zstd on the gpu" "$bench" --input x --algorithm zstd --backend gpu
+expect_output "^ozram-bench: the gpu backend compresses only lz4\$" "bench zstd on the gpu"
+
 # Only the gpu backend: measured with a GPU, status 2 without one.
 "$bench" --input "$work/live.pages" --backend gpu --repeat 1 >"$work/out" 2>&1
 status=$?

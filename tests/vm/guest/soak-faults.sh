@@ -2,7 +2,7 @@
 # same time, each one fault after another: the agent's (killed, stopped,
 # restarted, replaced once by the rogue agent), hotplug on idle hot-added
 # devices (hot_add, hot_remove, reset), and maintenance of the busy devices
-# 0 to 3 (compact, mem_limit, idle, recompress, drop_caches).  So the agent can die
+# 0 to 3 (compact, mem_limit, idle, recompress, writeback, drop_caches).  So the agent can die
 # while a device is reset and another compacted, as on a real machine.
 #
 # Each group has a schedule drawn from the seed: every fault of the group
@@ -11,9 +11,8 @@
 # agent's 4 to 12 s).  A fault that comes late (the one before took long)
 # runs at once.  One function fault_NAME per fault.
 #
-# Extension point: writeback is a fault to add once the module has it: a
-# function fault_writeback here and its name in a group below (maintenance:
-# it acts on busy devices); the schedule, the counts and the summary follow.
+# A new fault is a function fault_NAME here and its name in a group below;
+# the schedule, the counts and the summary follow.
 # shellcheck shell=sh
 
 FAULTS_AGENT=''
@@ -21,7 +20,7 @@ if [ "${AGENT:-none}" = cpu ]; then
 	FAULTS_AGENT="agent_kill agent_stop agent_term rogue_agent"
 fi
 FAULTS_HOTPLUG="hot_add hot_remove reset"
-FAULTS_MAINTENANCE="compact mem_limit idle recompress drop_caches"
+FAULTS_MAINTENANCE="compact mem_limit idle recompress writeback drop_caches"
 # Every fault, for soak.sh's summary.
 # shellcheck disable=SC2034
 FAULTS="$FAULTS_AGENT $FAULTS_HOTPLUG $FAULTS_MAINTENANCE"
@@ -229,6 +228,34 @@ fault_recompress() {
 	FAULT_NOTE="$(dev "$d") type=$R"
 	r=$(sysfs-write "$(sysdir "$d")/recompress" "type=$R")
 	[ "$r" = OK ] || soak_fail "recompress of $(dev "$d"): $r"
+}
+
+# Writes back the pages of a device that has a backing device (soak-load.sh
+# gives the devices of fio and ext4 one): its idle pages, all marked idle
+# first, or its huge ones, while the load rewrites them, the agent may die and the device may be compacted or
+# recompressed.  A full backing device (ENOSPC) is an answer, not a failure;
+# the final read-back checks every byte, some of them from the backing
+# device.
+fault_writeback() {
+	# shellcheck disable=SC2086
+	pick $WRITEBACK_DEVICES
+	d=$R
+	pick idle idle huge huge_idle
+	type=$R
+	# Idle since now: what the load does not rewrite before the pass reaches
+	# it goes to the backing device.
+	if [ $type != huge ]; then
+		r=$(sysfs-write "$(sysdir "$d")/idle" all)
+		[ "$r" = OK ] || soak_fail "idle of $(dev "$d"): $r"
+	fi
+	FAULT_NOTE="$(dev "$d") $type"
+	r=$(sysfs-write "$(sysdir "$d")/writeback" $type)
+	case $r in
+	OK) ;;
+	ENOSPC) FAULT_NOTE="$FAULT_NOTE (backing device full)" ;;
+	*) soak_fail "writeback $type of $(dev "$d"): $r" ;;
+	esac
+	FAULT_NOTE="$FAULT_NOTE, bd_stat $(tr -s ' ' <"$(sysdir "$d")/bd_stat")"
 }
 
 fault_drop_caches() {

@@ -15,11 +15,24 @@
 FIO_MB=48
 EXT4_MB=128
 MNT=/mnt/soak
+# The devices with a backing device for the writeback fault, and its size:
+# a sparse file in the guest's memory each, smaller than the device, so that
+# writeback also meets a full backing device.
+WRITEBACK_DEVICES="0 1 2"
+BACKING_MB=32
 
 load_setup() {
 	# The algorithm the recompress fault recompresses with (soak-faults.sh).
 	for d in 0 1 2 3; do
 		sysfs_set "$(sysdir $d)/recomp_algorithm" algo=zstd
+	done
+	# backing_dev is set before disksize, as zram wants it.
+	load_module loop
+	for d in $WRITEBACK_DEVICES; do
+		truncate -s ${BACKING_MB}M $W/backing-$d.img || fail "cannot make $W/backing-$d.img"
+		l=$(losetup -f) || fail "no free loop device"
+		losetup "$l" $W/backing-$d.img || fail "losetup $l failed"
+		sysfs_set "$(sysdir $d)/backing_dev" "$l"
 	done
 	dev_setup 0 ${FIO_MB}M
 	dev_setup 1 ${FIO_MB}M

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram data path, writeback: pages sent to a backing block device, as
+ * zram's CONFIG_ZRAM_WRITEBACK does, and read back from it.  With
+ * ozram_io.c, ozram_io_recomp.c and ozram_io_idle.c it is the only code
+ * that writes a device's slot table.
+ *
+ * A pass (ozram_writeback()) scans the slots in order, decodes each page it
+ * picks into a batch, and gives the batch contiguous blocks of the backing
+ * device, so that a batch is one bio of up to OZRAM_WB_BATCH pages.  Up to
+ * OZRAM_WB_INFLIGHT bios are in flight.  While its bio is in flight a slot
+ * keeps its object and is marked OZRAM_SLOT_UNDER_WB: a reader is served
+ * from memory, and a rewrite or discard clears the mark.  Completions are
+ * applied by the pass itself, in process context: a slot still marked
+ * drops its object for the block; a slot rewritten meanwhile, or a page
+ * whose write failed, keeps what it holds and the block is freed.
+ *
+ * Documentation/kmod.md, "Writeback", says why.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/bio.h>
+#include <linux/bitmap.h>
+#include <linux/blkdev.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "ozram_drv.h"
+#include "ozram_io.h"
+#include "ozram_io_internal.h"
+#include "ozram_slot.h"
+
+/* Pages per bio: 256 KiB, a common max_sectors of the devices below. */
+#define OZRAM_WB_BATCH		64
+/* Bios in flight at once. */
+#define OZRAM_WB_INFLIGHT	8
+
+#define OZRAM_WB_IDLE		BIT(0)
+#define OZRAM_WB_HUGE		BIT(1)
+#define OZRAM_WB_ONE		BIT(2)
+
+#define OZRAM_BDEV_MODE		(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
+
+/* The writeback limit counts 4 KiB units, as zram's does. */
+#define OZRAM_WB_UNITS		(1UL << (PAGE_SHIFT - 12))
+
+static sector_t ozram_wb_sector(unsigned long blk)
+{
+	return (sector_t)blk << OZRAM_SECTORS_PER_PAGE_SHIFT;
+}
+
+/* ---- the backing device ------------------------------------------------ */
+
+int ozram_wb_set_backing(struct ozram *oz, const char *path)
+{
+	struct block_device *bdev = NULL;
+	unsigned long nr_pages, *bitmap = NULL;
+	struct file *file;
+	struct inode *inode;
+	int ret;
+
+	down_write(&oz->init_lock);
+	if (ozram_init_done(oz)) {
+		pr_info("%s: cannot set the backing device of an initialised device\n",
+			oz->disk->disk_name);
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+
+	file = filp_open(path, O_RDWR | O_LARGEFILE, 0);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		goto out_unlock;
+	}
+	inode = file->f_mapping->host;
+	/* As zram 6.1: a block device, nothing else. */
+	if (!S_ISBLK(inode->i_mode)) {
+		ret = -ENOTBLK;
+		goto out_close;
+	}
+	/* Exclusive: nobody else may write the blocks ozram owns. */
+	bdev = blkdev_get_by_dev(inode->i_rdev, OZRAM_BDEV_MODE, oz);
+	if (IS_ERR(bdev)) {
+		ret = PTR_ERR(bdev);
+		goto out_close;
+	}
+	/* An empty device is refused; so is this disk itself (it is empty). */
+	nr_pages = i_size_read(inode) >> PAGE_SHIFT;
+	if (!nr_pages) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	bitmap = kvcalloc(BITS_TO_LONGS(nr_pages), sizeof(long), GFP_KERNEL);
+	if (!bitmap) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+
+	ozram_wb_release(oz);
+	oz->backing_file = file;
+	oz->bdev = bdev;
+	oz->bd_bitmap = bitmap;
+	oz->bd_nr_pages = nr_pages;
+	oz->bd_hint = 1;
+	up_write(&oz->init_lock);
+	pr_info("%s: backing device %s, %lu pages\n", oz->disk->disk_name,
+		path, nr_pages);
+	return 0;
+
+out_put:
+	blkdev_put(bdev, OZRAM_BDEV_MODE);
+out_close:
+	filp_close(file, NULL);
+out_unlock:
+	up_write(&oz->init_lock);
+	return ret;
+}
+
+/* init_lock held for writing; no slot holds a block any more. */
+void ozram_wb_release(struct ozram *oz)
+{
+	if (!oz->backing_file)
+		return;
+	WARN_ON_ONCE(atomic64_read(&oz->stats.bd_count));
+	blkdev_put(oz->bdev, OZRAM_BDEV_MODE);
+	filp_close(oz->backing_file, NULL);
+	oz->backing_file = NULL;
+	oz->bdev = NULL;
+	kvfree(oz->bd_bitmap);
+	oz->bd_bitmap = NULL;
+	oz->bd_nr_pages = 0;
+}
+
+ssize_t ozram_wb_show_backing(struct ozram *oz, char *buf)
+{
+	ssize_t ret;
+	char *p;
+
+	down_read(&oz->init_lock);
+	if (!oz->backing_file) {
+		ret = sysfs_emit(buf, "none\n");
+		goto out;
+	}
+	p = file_path(oz->backing_file, buf, PAGE_SIZE - 1);
+	if (IS_ERR(p)) {
+		ret = PTR_ERR(p);
+		goto out;
+	}
+	ret = strlen(p);
+	memmove(buf, p, ret);
+	buf[ret++] = '\n';
+out:
+	up_read(&oz->init_lock);
+	return ret;
+}
+
+/* ---- blocks ------------------------------------------------------------- */
+
+/*
+ * A free block, preferring @want (the block after the last one taken, so
+ * that a batch stays one run), then the first free one from the hint.
+ * Return: the block, or 0 when the device is full.
+ */
+static unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
+{
+	unsigned long blk;
+	bool wrapped = false;
+
+	if (want && want < oz->bd_nr_pages &&
+	    !test_and_set_bit(want, oz->bd_bitmap)) {
+		blk = want;
+		goto found;
+	}
+	blk = max(oz->bd_hint, 1UL);
+	for (;;) {
+		blk = find_next_zero_bit(oz->bd_bitmap, oz->bd_nr_pages, blk);
+		if (blk >= oz->bd_nr_pages) {
+			if (wrapped)
+				return 0;
+			wrapped = true;
+			blk = 1;
+			continue;
+		}
+		if (!test_and_set_bit(blk, oz->bd_bitmap))
+			break;
+	}
+found:
+	oz->bd_hint = blk + 1;
+	atomic64_inc(&oz->stats.bd_count);
+	return blk;
+}
+
+void ozram_wb_free_block(struct ozram *oz, unsigned long blk)
+{
+	WARN_ON_ONCE(!test_and_clear_bit(blk, oz->bd_bitmap));
+	atomic64_dec(&oz->stats.bd_count);
+}
+
+/* ---- reading a page back ---------------------------------------------- */
+
+struct ozram_wb_read {
+	struct work_struct work;
+	struct block_device *bdev;
+	struct page *page;
+	unsigned long blk;
+	int ret;
+};
+
+static int ozram_wb_read_sync(struct block_device *bdev, struct page *page,
+			      unsigned long blk)
+{
+	struct bio_vec bv;
+	struct bio bio;
+	int ret;
+
+	bio_init(&bio, bdev, &bv, 1, REQ_OP_READ);
+	bio.bi_iter.bi_sector = ozram_wb_sector(blk);
+	__bio_add_page(&bio, page, PAGE_SIZE, 0);
+	ret = submit_bio_wait(&bio);
+	bio_uninit(&bio);
+	return ret;
+}
+
+static void ozram_wb_read_work(struct work_struct *work)
+{
+	struct ozram_wb_read *r = container_of(work, struct ozram_wb_read, work);
+
+	r->ret = ozram_wb_read_sync(r->bdev, r->page, r->blk);
+}
+
+/*
+ * A read for a request: the bio is chained to @parent, which completes
+ * only once the block is in @page, with the read's error if it fails.
+ * Submitted from ozram's ->submit_bio, it is queued and issued when that
+ * returns.
+ */
+static int ozram_wb_read_chained(struct ozram *oz, unsigned long blk,
+				 struct page *page, struct bio *parent)
+{
+	struct bio *bio = bio_alloc(oz->bdev, 1, REQ_OP_READ, GFP_NOIO);
+
+	bio->bi_iter.bi_sector = ozram_wb_sector(blk);
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	bio_chain(bio, parent);
+	submit_bio(bio);
+	return 0;
+}
+
+/*
+ * Reads block @blk into @page: chained to @parent if given, otherwise
+ * waited for.  Inside a ->submit_bio (current->bio_list set) a bio
+ * submitted and waited for here would only be queued until that returns:
+ * a waited-for read is then done by a worker.  rw_page reads directly.
+ */
+int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
+		  struct bio *parent)
+{
+	struct ozram_wb_read r = {
+		.bdev = oz->bdev,
+		.page = page,
+		.blk = blk,
+	};
+
+	atomic64_inc(&oz->stats.bd_reads);
+	if (parent)
+		return ozram_wb_read_chained(oz, blk, page, parent);
+	if (!current->bio_list)
+		return ozram_wb_read_sync(oz->bdev, page, blk);
+
+	INIT_WORK_ONSTACK(&r.work, ozram_wb_read_work);
+	queue_work(system_unbound_wq, &r.work);
+	flush_work(&r.work);
+	destroy_work_on_stack(&r.work);
+	return r.ret;
+}
+
+/* ---- a writeback pass ------------------------------------------------- */
+
+struct ozram_wb_ctl;
+
+/* Up to OZRAM_WB_BATCH pages for contiguous blocks from @first. */
+struct ozram_wb_batch {
+	struct list_head node;
+	struct ozram_wb_ctl *ctl;
+	struct bio bio;
+	struct bio_vec bvecs[OZRAM_WB_BATCH];
+	struct page *pages[OZRAM_WB_BATCH];
+	u32 index[OZRAM_WB_BATCH];
+	unsigned long first;
+	unsigned int nr;
+	blk_status_t status;
+};
+
+struct ozram_wb_ctl {
+	struct ozram *oz;
+	/* Protects done; the completions add to it. */
+	spinlock_t lock;
+	struct list_head done;
+	struct list_head idle;
+	wait_queue_head_t wait;
+	unsigned int inflight;
+	/* The last failed write's errno, 0 if none failed. */
+	int io_err;
+};
+
+static void ozram_wb_end_io(struct bio *bio)
+{
+	struct ozram_wb_batch *b = container_of(bio, struct ozram_wb_batch, bio);
+	struct ozram_wb_ctl *ctl = b->ctl;
+	unsigned long flags;
+
+	b->status = bio->bi_status;
+	/*
+	 * Woken under the lock: once the pass can see the batch done, it may
+	 * return and free ctl, so nothing here touches ctl after the unlock.
+	 */
+	spin_lock_irqsave(&ctl->lock, flags);
+	list_add_tail(&b->node, &ctl->done);
+	wake_up(&ctl->wait);
+	spin_unlock_irqrestore(&ctl->lock, flags);
+}
+
+/* Gives back the budget of a page that did not go to the backing device. */
+static void ozram_wb_refund(struct ozram *oz)
+{
+	spin_lock(&oz->wb_limit_lock);
+	if (oz->wb_limit_enable)
+		oz->bd_wb_limit += OZRAM_WB_UNITS;
+	spin_unlock(&oz->wb_limit_lock);
+}
+
+/*
+ * Applies a completed batch: each slot still marked takes its block; the
+ * others, and every page of a failed write, keep their memory and the
+ * block is freed.
+ */
+static void ozram_wb_finish(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
+{
+	struct ozram *oz = ctl->oz;
+	bool ok = b->status == BLK_STS_OK;
+	unsigned int i;
+
+	if (ok) {
+		atomic64_add(b->nr, &oz->stats.bd_writes);
+	} else {
+		ctl->io_err = blk_status_to_errno(b->status);
+		atomic64_add(b->nr, &oz->stats.bd_write_failed);
+		pr_err_ratelimited("%s: writeback of %u pages failed: %d\n",
+				   oz->disk->disk_name, b->nr, ctl->io_err);
+	}
+	for (i = 0; i < b->nr; i++) {
+		u32 index = b->index[i];
+		bool moved = false;
+
+		ozram_slot_lock(oz, index);
+		if (ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB)) {
+			ozram_clear_flag(oz, index, OZRAM_SLOT_UNDER_WB);
+			if (ok) {
+				/* Keeps its access time: idle as it was. */
+				ozram_free_slot(oz, index);
+				ozram_set_flag(oz, index, OZRAM_SLOT_WB);
+				oz->table[index].element = b->first + i;
+				atomic64_inc(&oz->stats.pages_stored);
+				moved = true;
+			}
+		}
+		ozram_slot_unlock(oz, index);
+		if (!moved) {
+			ozram_wb_free_block(oz, b->first + i);
+			ozram_wb_refund(oz);
+		}
+	}
+	bio_uninit(&b->bio);
+	b->nr = 0;
+	list_add(&b->node, &ctl->idle);
+}
+
+static bool ozram_wb_reap_ready(struct ozram_wb_ctl *ctl, unsigned int max)
+{
+	bool ready;
+
+	spin_lock_irq(&ctl->lock);
+	ready = !list_empty(&ctl->done) || ctl->inflight <= max;
+	spin_unlock_irq(&ctl->lock);
+	return ready;
+}
+
+/* Applies completions until at most @max bios remain in flight. */
+static void ozram_wb_reap(struct ozram_wb_ctl *ctl, unsigned int max)
+{
+	struct ozram_wb_batch *b;
+
+	for (;;) {
+		wait_event(ctl->wait, ozram_wb_reap_ready(ctl, max));
+		spin_lock_irq(&ctl->lock);
+		b = list_first_entry_or_null(&ctl->done, struct ozram_wb_batch,
+					     node);
+		if (b) {
+			list_del(&b->node);
+			ctl->inflight--;
+		}
+		spin_unlock_irq(&ctl->lock);
+		if (b)
+			ozram_wb_finish(ctl, b);
+		else if (ctl->inflight <= max)
+			return;
+	}
+}
+
+static void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
+{
+	unsigned int i;
+
+	bio_init(&b->bio, ctl->oz->bdev, b->bvecs, OZRAM_WB_BATCH,
+		 REQ_OP_WRITE | REQ_SYNC);
+	b->bio.bi_iter.bi_sector = ozram_wb_sector(b->first);
+	b->bio.bi_end_io = ozram_wb_end_io;
+	for (i = 0; i < b->nr; i++)
+		__bio_add_page(&b->bio, b->pages[i], PAGE_SIZE, 0);
+	spin_lock_irq(&ctl->lock);
+	ctl->inflight++;
+	spin_unlock_irq(&ctl->lock);
+	submit_bio(&b->bio);
+}
+
+/* A batch to fill, waiting for one to complete if all are in flight. */
+static struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl)
+{
+	struct ozram_wb_batch *b;
+
+	if (list_empty(&ctl->idle))
+		ozram_wb_reap(ctl, ctl->inflight - 1);
+	b = list_first_entry(&ctl->idle, struct ozram_wb_batch, node);
+	list_del(&b->node);
+	return b;
+}
+
+static void ozram_wb_free_batches(struct ozram_wb_ctl *ctl)
+{
+	struct ozram_wb_batch *b, *tmp;
+	unsigned int i;
+
+	list_for_each_entry_safe(b, tmp, &ctl->idle, node) {
+		for (i = 0; i < OZRAM_WB_BATCH; i++)
+			if (b->pages[i])
+				__free_page(b->pages[i]);
+		kfree(b);
+	}
+}
+
+/* At least one batch; fewer than OZRAM_WB_INFLIGHT when memory is short. */
+static int ozram_wb_alloc_batches(struct ozram_wb_ctl *ctl)
+{
+	unsigned int n, i;
+
+	for (n = 0; n < OZRAM_WB_INFLIGHT; n++) {
+		struct ozram_wb_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+		if (!b)
+			break;
+		b->ctl = ctl;
+		list_add(&b->node, &ctl->idle);
+		for (i = 0; i < OZRAM_WB_BATCH; i++) {
+			b->pages[i] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+			if (!b->pages[i])
+				break;
+		}
+		if (i < OZRAM_WB_BATCH)
+			break;
+	}
+	/* A partly filled batch is dropped whole: batches are full size. */
+	if (!list_empty(&ctl->idle)) {
+		struct ozram_wb_batch *b = list_first_entry(&ctl->idle,
+					struct ozram_wb_batch, node);
+
+		if (!b->pages[OZRAM_WB_BATCH - 1]) {
+			list_del(&b->node);
+			for (i = 0; i < OZRAM_WB_BATCH; i++)
+				if (b->pages[i])
+					__free_page(b->pages[i]);
+			kfree(b);
+		}
+	}
+	return list_empty(&ctl->idle) ? -ENOMEM : 0;
+}
+
+/*
+ * Whether slot @index is one the pass writes back: a page in memory,
+ * neither same-filled (it costs no memory) nor staged for the agent (the
+ * agent has not stored it yet) nor being recompressed, of the kind @mode
+ * asks for.  Slot lock held.
+ */
+static bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode)
+{
+	if (!ozram_get_obj_size(oz, index) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING))
+		return false;
+	if ((mode & OZRAM_WB_IDLE) && !ozram_test_flag(oz, index, OZRAM_SLOT_IDLE))
+		return false;
+	if ((mode & OZRAM_WB_HUGE) && !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE))
+		return false;
+	return true;
+}
+
+/* Takes one page's worth of the limit; false when it is spent. */
+static bool ozram_wb_take_budget(struct ozram *oz)
+{
+	bool ok = true;
+
+	spin_lock(&oz->wb_limit_lock);
+	if (oz->wb_limit_enable) {
+		if (oz->bd_wb_limit < OZRAM_WB_UNITS)
+			ok = false;
+		else
+			oz->bd_wb_limit -= OZRAM_WB_UNITS;
+	}
+	spin_unlock(&oz->wb_limit_lock);
+	return ok;
+}
+
+/*
+ * One pass over slots [@index, @index + @count).  Return: 0; -EIO when the
+ * limit ran out before the end, or a write failed (zram's errno, the last
+ * one); -ENOSPC when the backing device is full; -ENOMEM.
+ */
+static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
+			 u32 count)
+{
+	struct ozram_wb_ctl ctl = { .oz = oz };
+	struct ozram_wb_batch *cur = NULL;
+	unsigned long blk = 0;
+	int ret = 0;
+
+	spin_lock_init(&ctl.lock);
+	INIT_LIST_HEAD(&ctl.done);
+	INIT_LIST_HEAD(&ctl.idle);
+	init_waitqueue_head(&ctl.wait);
+	ret = ozram_wb_alloc_batches(&ctl);
+	if (ret)
+		return ret;
+
+	for (; count; index++, count--) {
+		bool picked = false;
+
+		if (!ozram_wb_take_budget(oz)) {
+			/*
+			 * Pages in flight give theirs back if they fail or
+			 * go stale: let them land before deciding.
+			 */
+			if (cur && cur->nr) {
+				ozram_wb_submit(&ctl, cur);
+				cur = NULL;
+			}
+			ozram_wb_reap(&ctl, 0);
+			if (!ozram_wb_take_budget(oz)) {
+				ret = -EIO;
+				break;
+			}
+		}
+		if (!blk) {
+			blk = ozram_wb_alloc_block(oz, cur && cur->nr ?
+						   cur->first + cur->nr : 0);
+			if (!blk) {
+				ozram_wb_refund(oz);
+				ret = -ENOSPC;
+				break;
+			}
+		}
+		/* A block that does not continue the run starts a new bio. */
+		if (cur && cur->nr && blk != cur->first + cur->nr) {
+			ozram_wb_submit(&ctl, cur);
+			cur = NULL;
+		}
+		if (!cur)
+			cur = ozram_wb_get_batch(&ctl);
+
+		ozram_slot_lock(oz, index);
+		if (ozram_wb_candidate(oz, index, mode) &&
+		    !ozram_read_object(oz, index, cur->pages[cur->nr])) {
+			ozram_set_flag(oz, index, OZRAM_SLOT_UNDER_WB);
+			picked = true;
+		}
+		ozram_slot_unlock(oz, index);
+		if (!picked) {
+			ozram_wb_refund(oz);
+			cond_resched();
+			continue;
+		}
+		if (!cur->nr)
+			cur->first = blk;
+		cur->index[cur->nr++] = index;
+		blk = 0;
+		if (cur->nr == OZRAM_WB_BATCH) {
+			ozram_wb_submit(&ctl, cur);
+			cur = NULL;
+		}
+		cond_resched();
+	}
+
+	if (cur) {
+		if (cur->nr)
+			ozram_wb_submit(&ctl, cur);
+		else
+			list_add(&cur->node, &ctl.idle);
+	}
+	if (blk)
+		ozram_wb_free_block(oz, blk);
+	ozram_wb_reap(&ctl, 0);
+	ozram_wb_free_batches(&ctl);
+	if (!ret && ctl.io_err)
+		ret = ctl.io_err;
+	return ret;
+}
+
+/*
+ * "idle", "huge", "huge_idle" or "page_index=N", zram 6.1's requests.
+ * Return: 0, or zram's errno: -EINVAL for a bad request or an
+ * uninitialised device, -ENODEV without a backing device, and those of
+ * ozram_wb_pass().
+ */
+int ozram_writeback(struct ozram *oz, const char *buf)
+{
+	u32 nr_pages, first = 0, count;
+	unsigned int mode;
+	long page;
+	int ret;
+
+	if (sysfs_streq(buf, "idle")) {
+		mode = OZRAM_WB_IDLE;
+	} else if (sysfs_streq(buf, "huge")) {
+		mode = OZRAM_WB_HUGE;
+	} else if (sysfs_streq(buf, "huge_idle")) {
+		mode = OZRAM_WB_IDLE | OZRAM_WB_HUGE;
+	} else if (str_has_prefix(buf, "page_index=")) {
+		if (kstrtol(buf + strlen("page_index="), 10, &page))
+			return -EINVAL;
+		mode = OZRAM_WB_ONE;
+	} else {
+		return -EINVAL;
+	}
+
+	down_read(&oz->init_lock);
+	if (!ozram_init_done(oz)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!oz->backing_file) {
+		ret = -ENODEV;
+		goto out;
+	}
+	nr_pages = oz->disksize >> PAGE_SHIFT;
+	count = nr_pages;
+	if (mode == OZRAM_WB_ONE) {
+		if (page < 0 || page >= nr_pages) {
+			ret = -EINVAL;
+			goto out;
+		}
+		first = page;
+		count = 1;
+	}
+	mutex_lock(&oz->wb_mutex);
+	ret = ozram_wb_pass(oz, mode, first, count);
+	mutex_unlock(&oz->wb_mutex);
+out:
+	up_read(&oz->init_lock);
+	return ret;
+}
