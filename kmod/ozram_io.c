@@ -94,18 +94,34 @@ int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 {
 	unsigned long handle = oz->table[index].handle;
 	unsigned int size = ozram_get_obj_size(oz, index);
+	struct ozram_comp_stream *strm = NULL;
+	struct ozram_comp *comp = NULL;
 	void *src, *dst;
 	int ret = 0;
 
+	/*
+	 * The stream before the mapping, as zram orders them: a write holds a
+	 * stream while zs_malloc() takes the pool's lock, and a mapping holds
+	 * locks taken under that pool lock, so decoding inside the mapping
+	 * would close a cycle (lockdep reports it; where these locks sleep it
+	 * can deadlock).
+	 */
+	if (size != PAGE_SIZE) {
+		comp = oz->comps[ozram_get_priority(oz, index)];
+		if (!comp)
+			return -EIO;
+		strm = ozram_comp_stream_get(comp);
+	}
 	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
 	dst = kmap_local_page(page);
-	if (size == PAGE_SIZE)
-		memcpy(dst, src, PAGE_SIZE);
+	if (strm)
+		ret = ozram_comp_decompress(strm, src, size, dst);
 	else
-		ret = ozram_decode(oz, ozram_get_priority(oz, index), src, size,
-				   dst);
+		memcpy(dst, src, PAGE_SIZE);
 	kunmap_local(dst);
 	zs_unmap_object(oz->mem_pool, handle);
+	if (strm)
+		ozram_comp_stream_put(comp);
 	return ret;
 }
 
