@@ -19,7 +19,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
 export KDIR KVER BUILD
 
-.PHONY: all deps userspace kmod check unit-check kmod-check vm-check soak soak-check bench \
+.PHONY: all deps userspace kmod check unit-check kmod-check vm-check soak soak-debug soak-check bench \
 	bench-vm demo gpu-check install clean format checkpatch
 
 all: userspace kmod
@@ -59,6 +59,12 @@ SOAK_ARGS = $(if $(SEED),--seed $(SEED)) $(if $(filter 1,$(DEBUG_BOOT)),--debug-
 	$(if $(RING_TIMEOUT_MS),--ring-timeout-ms $(RING_TIMEOUT_MS)) $(SOAK_FLAGS)
 soak: all
 	tests/vm/soak --duration $(DURATION) $(SOAK_ARGS)
+
+# The soak on a lockdep and KASAN kernel built from Debian's linux-source-6.1
+# (tests/vm/build-kernel-debug; the first build takes long, see
+# Documentation/testing.md).  Not part of make check.
+soak-debug: all
+	tests/vm/soak --debug-kernel --duration $(DURATION) $(SOAK_ARGS)
 
 # make check's soak: two minutes.
 soak-check: all

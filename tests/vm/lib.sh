@@ -7,7 +7,9 @@ VM_OUT=${VM_OUT:-$VM_DIR/out}
 
 # The guest kernel: $KVER when set (the top-level Makefile exports the one it
 # builds the module for), otherwise the newest kernel that has both an image in
-# /boot and its modules in /lib/modules.
+# /boot and its modules in /lib/modules.  A kernel built elsewhere (the soak's
+# debug kernel, build-kernel-debug) is named by KVER with VM_KERNEL (its
+# image) and VM_MODULES_ROOT (the root its lib/modules/KVER lies under).
 vm_kver() {
 	if [[ -n ${KVER:-} ]]; then
 		echo "$KVER"
@@ -20,6 +22,11 @@ vm_kver() {
 	[[ -n $best ]] || { echo "no kernel with /boot/vmlinuz-* and /lib/modules/*/kernel" >&2; return 1; }
 	echo "$best"
 }
+
+# vm_kernel_image KVER: the image the VM boots.
+vm_kernel_image() { echo "${VM_KERNEL:-/boot/vmlinuz-$1}"; }
+# vm_moddir KVER: where that kernel's modules are.
+vm_moddir() { echo "${VM_MODULES_ROOT:-}/lib/modules/$1"; }
 
 vm_die() {
 	echo "${0##*/}: $*" >&2
