@@ -239,10 +239,28 @@ static void ozram_wb_read_work(struct work_struct *work)
 }
 
 /*
- * A read for a request: the bio is chained to @parent, which completes
- * only once the block is in @page, with the read's error if it fails.
- * Submitted from ozram's ->submit_bio, it is queued and issued when that
- * returns.
+ * The end of a read chained to a request.  The request's own path returned
+ * before the read was issued, so a failure is counted in failed_reads here;
+ * then the status passes on to the request, as bio_chain() would.
+ */
+static void ozram_wb_read_end_io(struct bio *bio)
+{
+	struct bio *parent = bio->bi_private;
+	struct ozram *oz = parent->bi_bdev->bd_disk->private_data;
+
+	if (bio->bi_status) {
+		atomic64_inc(&oz->stats.failed_reads);
+		if (!parent->bi_status)
+			parent->bi_status = bio->bi_status;
+	}
+	bio_put(bio);
+	bio_endio(parent);
+}
+
+/*
+ * A read for a request: @parent completes only once the block is in @page,
+ * with the read's error if it fails.  Submitted from ozram's ->submit_bio,
+ * it is queued and issued when that returns.
  */
 static int ozram_wb_read_chained(struct ozram *oz, unsigned long blk,
 				 struct page *page, struct bio *parent)
@@ -251,7 +269,9 @@ static int ozram_wb_read_chained(struct ozram *oz, unsigned long blk,
 
 	bio->bi_iter.bi_sector = ozram_wb_sector(blk);
 	__bio_add_page(bio, page, PAGE_SIZE, 0);
-	bio_chain(bio, parent);
+	bio->bi_private = parent;
+	bio->bi_end_io = ozram_wb_read_end_io;
+	bio_inc_remaining(parent);
 	submit_bio(bio);
 	return 0;
 }
