@@ -14,6 +14,7 @@
 
 #include <linux/mm.h>
 #include <linux/nospec.h>
+#include <linux/sched/mm.h>
 #include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
@@ -22,6 +23,50 @@
 #include "ozram_trace.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_internal.h"
+
+/*
+ * A page that reclaim wrote was freed when it was staged: storing it is
+ * the rest of that swap-out, which zram does inside the reclaimer, on the
+ * reserves that reclaim's PF_MEMALLOC opens and without reclaiming again.
+ * Its store here does the same, in the agent's doorbell or in a worker, so
+ * that neither becomes a direct reclaimer for memory that reclaim has
+ * already given up.  What it can take is bounded by the ring's slots.
+ * Only when the reserves are exhausted does a store that may sleep go on
+ * to reclaim, as any writer would.
+ */
+static int ozram_ring_store(const struct ozram_ring_owner *owner,
+			    bool may_reclaim,
+			    int (*store)(const struct ozram_ring_owner *owner,
+					 bool may_reclaim, const void *arg),
+			    const void *arg)
+{
+	unsigned int flags;
+	int ret;
+
+	if (owner->from_reclaim) {
+		flags = memalloc_noreclaim_save();
+		ret = store(owner, false, arg);
+		memalloc_noreclaim_restore(flags);
+		if (ret != -EAGAIN || !may_reclaim)
+			return ret;
+	}
+	return store(owner, may_reclaim, arg);
+}
+
+struct ozram_ring_staged {
+	const struct ozram_stage_ref *ref;
+	const void *data;
+};
+
+static int ozram_ring_compress_staged(const struct ozram_ring_owner *owner,
+				      bool may_reclaim, const void *arg)
+{
+	const struct ozram_ring_staged *staged = arg;
+
+	return ozram_store_staged_inline(owner->oz, owner->index,
+					 vmalloc_to_page(staged->data),
+					 may_reclaim, staged->ref);
+}
 
 /*
  * The kernel compresses the staged copy itself.  A failure (mem_limit,
@@ -33,13 +78,14 @@ void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
 			     const struct ozram_stage_ref *ref,
 			     bool may_reclaim)
 {
-	const void *data = ozram_ring_staged_data(slot);
+	const struct ozram_ring_staged staged = {
+		.ref = ref, .data = ozram_ring_staged_data(slot),
+	};
 	int ret;
 
 	lockdep_assert_held(&ozram_ring.reap_mutex);
-	ret = ozram_store_staged_inline(owner->oz, owner->index,
-					vmalloc_to_page(data), may_reclaim,
-					ref);
+	ret = ozram_ring_store(owner, may_reclaim, ozram_ring_compress_staged,
+			       &staged);
 	if (ret == -ESTALE)
 		ozram_ring_count(OZRAM_RING_STAT_STALE, 1);
 	else if (ret == -EAGAIN)
@@ -58,6 +104,24 @@ static int ozram_ring_decode(void *ctx, const void *src, unsigned int len,
 	return ozram_decode(owner->oz, owner->prio, src, len, dst);
 }
 
+/* An accepted result's bytes, checked, for ozram_ring_store(). */
+struct ozram_ring_result {
+	const struct ozram_stage_ref *ref;
+	const void *buf;
+	unsigned int len;
+	enum ozram_source source;
+};
+
+static int ozram_ring_store_bytes(const struct ozram_ring_owner *owner,
+				  bool may_reclaim, const void *arg)
+{
+	const struct ozram_ring_result *res = arg;
+
+	return ozram_store_staged_compressed(owner->oz, owner->index, res->buf,
+					     res->len, owner->prio, res->source,
+					     may_reclaim, res->ref);
+}
+
 /*
  * Checks and stores the result of an accepted completion.
  * Return: false when it does not give back the staged page.
@@ -70,8 +134,11 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 	struct ozram_ring_state *r = &ozram_ring;
 	const void *staged = ozram_ring_staged_data(ref->ring_slot);
 	/* The flag is the agent's word: it only picks a counter. */
-	enum ozram_source source = cqe->flags & OZRAM_RING_CQE_F_GPU ?
-				   OZRAM_SRC_AGENT_GPU : OZRAM_SRC_AGENT_CPU;
+	struct ozram_ring_result res = {
+		.ref = ref,
+		.source = cqe->flags & OZRAM_RING_CQE_F_GPU ?
+			  OZRAM_SRC_AGENT_GPU : OZRAM_SRC_AGENT_CPU,
+	};
 	int ret;
 
 	if (cqe->encoding != OZRAM_RING_ENC_RAW)
@@ -86,17 +153,17 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 	case OZRAM_RING_ENC_LZ4:
 	case OZRAM_RING_ENC_COMPRESSED:
 		/* Shorter than the huge class: the slot rules checked it. */
-		ret = ozram_store_staged_compressed(owner->oz, owner->index,
-						    r->copy_buf, cqe->length,
-						    owner->prio, source,
-						    may_reclaim, ref);
+		res.buf = r->copy_buf;
+		res.len = cqe->length;
+		ret = ozram_ring_store(owner, may_reclaim,
+				       ozram_ring_store_bytes, &res);
 		break;
 	case OZRAM_RING_ENC_RAW:
 		/* The staged copy is the page: store that, not the output. */
-		ret = ozram_store_staged_compressed(owner->oz, owner->index,
-						    staged, PAGE_SIZE,
-						    owner->prio, source,
-						    may_reclaim, ref);
+		res.buf = staged;
+		res.len = PAGE_SIZE;
+		ret = ozram_ring_store(owner, may_reclaim,
+				       ozram_ring_store_bytes, &res);
 		break;
 	default:
 		ret = ozram_store_staged_same(owner->oz, owner->index,

@@ -68,6 +68,12 @@ struct ozram_ring_owner {
 	 * after the ring slot is released.  NULL for a written page.
 	 */
 	struct ozram_recomp_batch *batch;
+	/*
+	 * Written by reclaim (kswapd, or a task in direct reclaim): its store
+	 * may use the reserves that reclaim's PF_MEMALLOC opens, see
+	 * ozram_ring_complete.c.
+	 */
+	bool from_reclaim;
 };
 
 /*

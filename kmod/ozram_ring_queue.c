@@ -224,6 +224,7 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 {
 	struct ozram_ring_owner owner = {
 		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
+		.from_reclaim = current->flags & PF_MEMALLOC,
 	};
 	int ret = ozram_ring_post(&owner, page, algorithm, ref);
 
