@@ -99,6 +99,12 @@ void apply_setting(Config& config, std::string_view key, std::string_view value,
         config.gpu_staging = parse_gpu_staging(name, value);
     } else if (key == "huge_threshold") {
         config.huge_threshold = parse_unsigned(name, value, 1, PAGE_SIZE);
+    } else if (key == "nice") {
+        try {
+            config.nice = cli::parse_integer_option(name, value, -20, 19);
+        } catch (const cli::UsageError& error) {
+            throw ConfigError(error.what());
+        }
     } else if (key == "log_level") {
         const auto level = parse_log_level(value);
         if (!level) {

@@ -42,6 +42,9 @@ struct Config {
     // The largest LZ4 page kept, capped by the ring's: by default the ring decides.
     std::size_t huge_threshold = PAGE_SIZE;
     LogLevel log_level = LogLevel::Info;
+    // The nice value of every thread.  The applications come first: when the
+    // agent gets no CPU, the kernel compresses inline (admission), as zram would.
+    int nice = 19;
     // "key = value" lines for CostModel::parse(), from the cost.* keys.
     std::string cost_overrides;
 };

@@ -90,13 +90,19 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 // take over the staging area's registration from the old ones (the driver
 // registers a range once).
 void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
-            std::span<const std::uint8_t> staging, AgentMetrics& metrics) {
+            std::span<const std::uint8_t> staging, AgentMetrics& metrics, int running_nice) {
     Config config;
     try {
         config = effective_config(options);
     } catch (const ConfigError& error) {
         log_error(std::string("reload: ") + error.what() + "; keeping the running settings");
         return;
+    }
+    // The threads that exist keep theirs: one value for all, set at start.
+    if (config.nice != running_nice) {
+        log_warning("reload: nice " + std::to_string(config.nice) +
+                    " takes effect when ozramd starts again; running at nice " +
+                    std::to_string(running_nice));
     }
     Options cached = options;
     cached.recalibrate = false;
@@ -119,6 +125,8 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
 }
 
 int serve(const Options& options, const Config& initial) {
+    // Before any thread starts: each inherits it.
+    set_nice(initial.nice);
     if (!pin_memory() && options.require_mlock) {
         log_error("--require-mlock: memory could not be locked");
         return EXIT_MLOCK;
@@ -176,7 +184,7 @@ int serve(const Options& options, const Config& initial) {
     SignalFlags& flags = signal_flags();
     while (!flags.stop) {
         if (flags.reload.exchange(false)) {
-            reload(options, loop, compressors, staging, metrics);
+            reload(options, loop, compressors, staging, metrics, initial.nice);
         }
         const Step step = loop.step(IDLE_TIMEOUT);
         if (step == Step::Stopping) {

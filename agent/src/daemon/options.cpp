@@ -28,6 +28,7 @@ enum LongOnly {
     OPT_GPU_STAGING,
     OPT_HUGE_THRESHOLD,
     OPT_LOG_LEVEL,
+    OPT_NICE,
     OPT_METRICS_LISTEN,
 };
 
@@ -49,6 +50,7 @@ constexpr option LONG_OPTIONS[] = {
     {"gpu-staging", required_argument, nullptr, OPT_GPU_STAGING},
     {"huge-threshold", required_argument, nullptr, OPT_HUGE_THRESHOLD},
     {"log-level", required_argument, nullptr, OPT_LOG_LEVEL},
+    {"nice", required_argument, nullptr, OPT_NICE},
     {"metrics-listen", required_argument, nullptr, OPT_METRICS_LISTEN},
     {"verbose", no_argument, nullptr, 'v'},
     {"help", no_argument, nullptr, 'h'},
@@ -88,6 +90,9 @@ const char* usage_text() {
            "                           stored raw.  The ring's own threshold applies too\n"
            "                           (default 4096: the ring's decides)\n"
            "      --log-level L        error, warning, info or debug (default info)\n"
+           "      --nice N             nice value of every thread, -20..19 (default 19:\n"
+           "                           applications first; the kernel compresses what\n"
+           "                           the agent cannot)\n"
            "  -v, --verbose            same as --log-level debug\n"
            "Cost model:\n"
            "      --cost-model FILE    calibration cache (default /var/cache/ozram/cost-model)\n"
@@ -167,6 +172,9 @@ Options parse_options(int argc, char** argv) {
                 break;
             case OPT_LOG_LEVEL:
                 options.settings.emplace_back("log_level", optarg);
+                break;
+            case OPT_NICE:
+                options.settings.emplace_back("nice", optarg);
                 break;
             case OPT_METRICS_LISTEN:
                 options.metrics_listen = parse_listen_address(optarg);

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,6 +146,18 @@ bool pin_memory() {
                     std::strerror(errno) + "); its allocations may enter reclaim");
     }
     return locked;
+}
+
+void set_nice(int nice) {
+    // On Linux the nice value is per thread: PRIO_PROCESS with 0 is this one.
+    if (::setpriority(PRIO_PROCESS, 0, nice) < 0) {
+        const int error = errno;
+        errno = 0;
+        const int current = ::getpriority(PRIO_PROCESS, 0);
+        log_warning("cannot set nice " + std::to_string(nice) +
+                    " (setpriority: " + std::strerror(error) + "); running at nice " +
+                    (errno == 0 ? std::to_string(current) : std::string("unknown")));
+    }
 }
 
 }  // namespace ozram::daemon

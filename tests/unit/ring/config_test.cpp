@@ -54,6 +54,15 @@ TEST(Config, TheGpuReadsStagedPagesInPlaceByDefault) {
               ozram::daemon::GpuStaging::InPlace);
 }
 
+TEST(Config, TheAgentRunsAtNice19ByDefaultAndTakesAnyNiceValue) {
+    EXPECT_EQ(parse_config("", "test").nice, 19);
+    EXPECT_EQ(parse_config("nice = -20", "test").nice, -20);
+    EXPECT_EQ(parse_config("nice = 0", "test").nice, 0);
+    EXPECT_NE(error_of("nice = 20").find("nice: expected an integer in -20..19, got '20'"),
+              std::string::npos);
+    EXPECT_NE(error_of("nice = -21").find("nice"), std::string::npos);
+}
+
 TEST(Config, ErrorsNameTheLineAndTheProblem) {
     EXPECT_EQ(error_of("batch_size = 8\nbogus = 1\n"), "ozramd.conf:2: unknown key 'bogus'");
     EXPECT_NE(error_of("\n\nbatch_size = 0\n")
@@ -101,6 +110,8 @@ TEST(Options, UsageErrorsAreReported) {
              {"ozramd", "--batch-size", "0"},
              {"ozramd", "--threads", "many"},
              {"ozramd", "--gpu-staging", "pinned"},
+             {"ozramd", "--nice", "20"},
+             {"ozramd", "--nice", "low"},
              {"ozramd", "stray"},
              {"ozramd", "--shm", "a", "--device", "/dev/x"},
          }) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -76,6 +77,7 @@ class Ozramd {
         }
     }
     void signal(int number) const { ::kill(pid_, number); }
+    [[nodiscard]] pid_t pid() const { return pid_; }
     // Waits until the process is stopped (after SIGSTOP): state 'T'.
     [[nodiscard]] bool wait_stopped() const {
         for (int i = 0; i < 1000; ++i) {
@@ -297,6 +299,47 @@ bool log_shows(const Ozramd& agent, const std::string& text,
         std::this_thread::sleep_for(10ms);
     }
     return false;
+}
+
+// The nice value of each of the process's threads, from /proc/PID/task/*/stat
+// (field 19; the name in field 2 is in parentheses and may hold spaces).
+std::vector<int> thread_nice_values(pid_t pid) {
+    std::vector<int> values;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+        std::ifstream file(task.path() / "stat");
+        std::string stat;
+        std::getline(file, stat);
+        std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        for (int number = 3; number <= 19 && fields >> field; ++number) {
+        }
+        values.push_back(std::stoi(field));
+    }
+    return values;
+}
+
+TEST(Ozramd, EveryThreadRunsAtTheNiceValueAsked) {
+    Scratch scratch;
+    const std::string name = unique_name("nice");
+    auto ring = make_ring(name);
+    std::vector<std::string> args = agent_args(scratch, name);
+    args.insert(args.end(), {"--nice", "7"});
+    Ozramd agent(scratch, args);
+    // Attached: the pool's threads and the doorbell's exist by now.
+    for (int i = 0; i < 2000 && ring->agent_pid() == 0; ++i) {
+        std::this_thread::sleep_for(5ms);
+    }
+    ASSERT_NE(ring->agent_pid(), 0u) << agent.log();
+    const std::vector<int> values = thread_nice_values(agent.pid());
+    // The main thread, which takes part in the pool, and the pool's other
+    // worker of --threads 2 (a shared-memory ring has no doorbell thread).
+    EXPECT_GE(values.size(), 2u);
+    for (const int value : values) {
+        EXPECT_EQ(value, 7);
+    }
+    agent.signal(SIGTERM);
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
 }
 
 TEST(Ozramd, SighupReloadsTheConfigurationAndKeepsItOnError) {
