@@ -100,10 +100,14 @@ void apply_setting(Config& config, std::string_view key, std::string_view value,
     } else if (key == "huge_threshold") {
         config.huge_threshold = parse_unsigned(name, value, 1, PAGE_SIZE);
     } else if (key == "nice") {
+        if (value == "auto") {
+            config.nice.reset();
+            return;
+        }
         try {
             config.nice = cli::parse_integer_option(name, value, -20, 19);
         } catch (const cli::UsageError& error) {
-            throw ConfigError(error.what());
+            throw ConfigError(std::string(error.what()) + " or 'auto'");
         }
     } else if (key == "log_level") {
         const auto level = parse_log_level(value);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,9 +43,9 @@ struct Config {
     // The largest LZ4 page kept, capped by the ring's: by default the ring decides.
     std::size_t huge_threshold = PAGE_SIZE;
     LogLevel log_level = LogLevel::Info;
-    // The nice value of every thread.  The applications come first: when the
-    // agent gets no CPU, the kernel compresses inline (admission), as zram would.
-    int nice = 19;
+    // The nice value of every thread; unset is "auto": 19 when the agent
+    // compresses on the CPU only, 0 when it has a GPU (see ozramd.md).
+    std::optional<int> nice;
     // "key = value" lines for CostModel::parse(), from the cost.* keys.
     std::string cost_overrides;
 };

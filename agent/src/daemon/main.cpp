@@ -90,7 +90,8 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 // take over the staging area's registration from the old ones (the driver
 // registers a range once).
 void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
-            std::span<const std::uint8_t> staging, AgentMetrics& metrics, int running_nice) {
+            std::span<const std::uint8_t> staging, AgentMetrics& metrics,
+            std::optional<int> running_nice) {
     Config config;
     try {
         config = effective_config(options);
@@ -98,11 +99,9 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
         log_error(std::string("reload: ") + error.what() + "; keeping the running settings");
         return;
     }
-    // The threads that exist keep theirs: one value for all, set at start.
+    // One value for all the threads, chosen at start.
     if (config.nice != running_nice) {
-        log_warning("reload: nice " + std::to_string(config.nice) +
-                    " takes effect when ozramd starts again; running at nice " +
-                    std::to_string(running_nice));
+        log_warning("reload: a new nice value takes effect when ozramd starts again");
     }
     Options cached = options;
     cached.recalibrate = false;
@@ -125,13 +124,17 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
 }
 
 int serve(const Options& options, const Config& initial) {
-    // Before any thread starts: each inherits it.
-    set_nice(initial.nice);
     if (!pin_memory() && options.require_mlock) {
         log_error("--require-mlock: memory could not be locked");
         return EXIT_MLOCK;
     }
     auto compressors = build_compressors(options, initial);
+    // Without a GPU the agent compresses on the CPUs the applications need:
+    // it takes only what they leave, and the kernel compresses the rest.
+    // With one, each page costs the host less through the agent than inline.
+    const int nice = initial.nice.value_or(compressors->has_gpu() ? 0 : 19);
+    set_nice(nice);
+    log_info("nice " + std::to_string(nice) + (initial.nice ? "" : " (auto)"));
     // The endpoint answers from before the ring is attached (with --wait,
     // that may be long) until after it is detached.
     AgentMetrics metrics;

@@ -13,7 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <vector>
 
+#include "cli/integer_option.hpp"
 #include "log.hpp"
 #include "ozram/error.hpp"
 
@@ -149,14 +153,27 @@ bool pin_memory() {
 }
 
 void set_nice(int nice) {
-    // On Linux the nice value is per thread: PRIO_PROCESS with 0 is this one.
-    if (::setpriority(PRIO_PROCESS, 0, nice) < 0) {
-        const int error = errno;
-        errno = 0;
-        const int current = ::getpriority(PRIO_PROCESS, 0);
-        log_warning("cannot set nice " + std::to_string(nice) +
-                    " (setpriority: " + std::strerror(error) + "); running at nice " +
-                    (errno == 0 ? std::to_string(current) : std::string("unknown")));
+    // On Linux the nice value is per thread, and PRIO_PROCESS with a thread
+    // id sets that thread's.  The calling thread goes first: what it starts
+    // afterwards inherits the value.
+    std::vector<pid_t> threads{::gettid()};
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+        const auto tid = cli::parse_integer<pid_t>(task.path().filename().string());
+        if (tid && *tid != threads.front()) {
+            threads.push_back(*tid);
+        }
+    }
+    for (const pid_t tid : threads) {
+        if (::setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) < 0 && errno != ESRCH) {
+            const int failure = errno;
+            errno = 0;
+            const int current = ::getpriority(PRIO_PROCESS, 0);
+            log_warning("cannot set nice " + std::to_string(nice) +
+                        " (setpriority: " + std::strerror(failure) + "); running at nice " +
+                        (errno == 0 ? std::to_string(current) : std::string("unknown")));
+            return;
+        }
     }
 }
 

@@ -32,10 +32,10 @@ void install_signal_handlers();
 // memory could not be locked; a missing PR_SET_IO_FLUSHER is only logged.
 [[nodiscard]] bool pin_memory();
 
-// Gives the calling thread nice value `nice`; the threads it creates from
-// then on inherit it, so ozramd calls it before it starts any.  A value the
-// process may not take (below its current one without CAP_SYS_NICE) is
-// logged, and the agent runs on at the nice value it has.
+// Gives every thread of the process nice value `nice`: those that exist, and
+// through the calling thread those it starts later.  A value the process
+// may not take (below its current one without CAP_SYS_NICE) is logged, and
+// the agent runs on at the nice value it has.
 void set_nice(int nice);
 
 }  // namespace ozram::daemon

@@ -319,27 +319,47 @@ std::vector<int> thread_nice_values(pid_t pid) {
     return values;
 }
 
-TEST(Ozramd, EveryThreadRunsAtTheNiceValueAsked) {
+// Starts ozramd with `extra` arguments, waits until it has attached (its
+// pool's threads exist by then) and returns the nice value of each thread.
+std::vector<int> nice_values_of_agent(const std::vector<std::string>& extra, std::string& log) {
     Scratch scratch;
     const std::string name = unique_name("nice");
     auto ring = make_ring(name);
     std::vector<std::string> args = agent_args(scratch, name);
-    args.insert(args.end(), {"--nice", "7"});
+    args.insert(args.end(), extra.begin(), extra.end());
     Ozramd agent(scratch, args);
-    // Attached: the pool's threads and the doorbell's exist by now.
     for (int i = 0; i < 2000 && ring->agent_pid() == 0; ++i) {
         std::this_thread::sleep_for(5ms);
     }
-    ASSERT_NE(ring->agent_pid(), 0u) << agent.log();
-    const std::vector<int> values = thread_nice_values(agent.pid());
-    // The main thread, which takes part in the pool, and the pool's other
-    // worker of --threads 2 (a shared-memory ring has no doorbell thread).
-    EXPECT_GE(values.size(), 2u);
-    for (const int value : values) {
-        EXPECT_EQ(value, 7);
+    std::vector<int> values;
+    if (ring->agent_pid() != 0) {
+        values = thread_nice_values(agent.pid());
     }
     agent.signal(SIGTERM);
     EXPECT_EQ(agent.wait(), 0) << agent.log();
+    log = agent.log();
+    return values;
+}
+
+TEST(Ozramd, EveryThreadRunsAtTheNiceValueAsked) {
+    std::string log;
+    const std::vector<int> values = nice_values_of_agent({"--nice", "7"}, log);
+    // The main thread, which takes part in the pool, and the pool's other
+    // worker of --threads 2 (a shared-memory ring has no doorbell thread).
+    EXPECT_GE(values.size(), 2u) << log;
+    for (const int value : values) {
+        EXPECT_EQ(value, 7);
+    }
+}
+
+TEST(Ozramd, WithoutAGpuEveryThreadRunsAtNice19) {
+    std::string log;
+    const std::vector<int> values = nice_values_of_agent({"--backend", "cpu"}, log);
+    EXPECT_GE(values.size(), 2u) << log;
+    for (const int value : values) {
+        EXPECT_EQ(value, 19);
+    }
+    EXPECT_NE(log.find("nice 19 (auto)"), std::string::npos) << log;
 }
 
 TEST(Ozramd, SighupReloadsTheConfigurationAndKeepsItOnError) {
