@@ -100,14 +100,13 @@ void apply_setting(Config& config, std::string_view key, std::string_view value,
     } else if (key == "huge_threshold") {
         config.huge_threshold = parse_unsigned(name, value, 1, PAGE_SIZE);
     } else if (key == "nice") {
+        const auto nice = cli::parse_integer<int>(value);
         if (value == "auto") {
             config.nice.reset();
-            return;
-        }
-        try {
-            config.nice = cli::parse_integer_option(name, value, -20, 19);
-        } catch (const cli::UsageError& error) {
-            throw ConfigError(std::string(error.what()) + " or 'auto'");
+        } else if (nice && *nice >= -20 && *nice <= 19) {
+            config.nice = *nice;
+        } else {
+            reject(name, "an integer in -20..19 or auto", value);
         }
     } else if (key == "log_level") {
         const auto level = parse_log_level(value);
