@@ -60,16 +60,26 @@ struct ozram {
 	 * under init_lock held for writing, only while uninitialised, and by
 	 * reset; it stays while the device is initialised.  bd_bitmap has a
 	 * bit per block of bd_nr_pages; block 0 is never used, so that a
-	 * block number is never 0.
+	 * block number is never 0.  bd_refs counts, for a block of packed
+	 * objects, the objects that touch it and the pass that holds it
+	 * while its write is in flight.
 	 */
 	struct file *backing_file;
 	struct block_device *bdev;
 	unsigned long *bd_bitmap;
+	u8 *bd_refs;
+	spinlock_t bd_refs_lock;	/* protects bd_refs */
 	unsigned long bd_nr_pages;
 	/* Where the next block search starts, so that runs stay contiguous. */
 	unsigned long bd_hint;
 	/* One writeback pass at a time. */
 	struct mutex wb_mutex;
+	/*
+	 * compressed_writeback: whether a pass packs compressed objects
+	 * into blocks rather than writing each page to its own block.
+	 * Read by a pass as it starts.
+	 */
+	bool wb_compressed;
 	/* Protects wb_limit_enable and bd_wb_limit (in 4 KiB units). */
 	spinlock_t wb_limit_lock;
 	bool wb_limit_enable;

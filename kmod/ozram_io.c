@@ -45,7 +45,14 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_WB)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_WB);
-		ozram_wb_free_block(oz, slot->element);
+		if (ozram_test_flag(oz, index, OZRAM_SLOT_WB_PACKED)) {
+			ozram_clear_flag(oz, index, OZRAM_SLOT_WB_PACKED);
+			ozram_set_priority(oz, index, OZRAM_PRIMARY_COMP);
+			ozram_wb_put_object(oz, slot->element,
+					    ozram_get_obj_size(oz, index));
+		} else {
+			ozram_wb_free_block(oz, slot->element);
+		}
 		goto out;
 	}
 
@@ -129,6 +136,8 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
 		    struct bio *parent)
 {
 	unsigned long handle;
+	unsigned int size;
+	u32 prio;
 	void *dst;
 	int ret;
 
@@ -140,8 +149,15 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
 		 * cannot be held across I/O.  A discard that races the read
 		 * leaves its result undefined, as in zram.
 		 */
+		size = ozram_get_obj_size(oz, index);
+		prio = ozram_get_priority(oz, index);
+		if (!ozram_test_flag(oz, index, OZRAM_SLOT_WB_PACKED))
+			size = 0;
 		ozram_slot_unlock(oz, index);
-		ret = ozram_wb_read(oz, handle, page, parent);
+		if (size)
+			ret = ozram_wb_read_packed(oz, handle, size, prio, page);
+		else
+			ret = ozram_wb_read(oz, handle, page, parent);
 		if (ret)
 			pr_err_ratelimited("%s: page %u: backing device read failed: %d\n",
 					   oz->disk->disk_name, index, ret);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the data path's files, ozram_io.c, ozram_io_recomp.c,
- * ozram_io_idle.c and ozram_io_wb.c: together the only code that writes a device's slot
- * table.  Nothing else includes it.
+ * ozram_io_idle.c, ozram_io_wb.c and ozram_io_wb_packed.c: together the
+ * only code that writes a device's slot table.  Nothing else includes it.
  */
 #ifndef OZRAM_IO_INTERNAL_H
 #define OZRAM_IO_INTERNAL_H
@@ -34,5 +34,15 @@ struct bio;
 void ozram_wb_free_block(struct ozram *oz, unsigned long blk);
 int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
 		  struct bio *parent);
+
+/*
+ * Compressed writeback (ozram_io_wb_packed.c): drops the object of @size
+ * bytes at byte @pos of the backing device; reads it and decompresses it
+ * with the algorithm of priority @prio into @page, waiting for the read.
+ */
+void ozram_wb_put_object(struct ozram *oz, unsigned long pos,
+			 unsigned int size);
+int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
+			 unsigned int size, u32 prio, struct page *page);
 
 #endif /* OZRAM_IO_INTERNAL_H */

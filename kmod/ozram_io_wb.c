@@ -2,12 +2,14 @@
 /*
  * ozram data path, writeback: pages sent to a backing block device, as
  * zram's CONFIG_ZRAM_WRITEBACK does, and read back from it.  With
- * ozram_io.c, ozram_io_recomp.c and ozram_io_idle.c it is the only code
- * that writes a device's slot table.
+ * ozram_io.c, ozram_io_recomp.c, ozram_io_idle.c and ozram_io_wb_packed.c
+ * it is the only code that writes a device's slot table.
  *
  * A pass (ozram_writeback()) scans the slots in order, decodes each page it
  * picks into a batch, and gives the batch contiguous blocks of the backing
- * device, so that a batch is one bio of up to OZRAM_WB_BATCH pages.  Up to
+ * device, so that a batch is one bio of up to OZRAM_WB_BATCH pages.  With
+ * compressed_writeback set, compressed objects go instead, undecoded, into
+ * a second batch that packs them (ozram_io_wb_packed.c).  Up to
  * OZRAM_WB_INFLIGHT bios are in flight.  While its bio is in flight a slot
  * keeps its object and is marked OZRAM_SLOT_UNDER_WB: a reader is served
  * from memory, and a rewrite or discard clears the mark.  Completions are
@@ -38,10 +40,9 @@
 #include "ozram_drv.h"
 #include "ozram_io.h"
 #include "ozram_io_internal.h"
+#include "ozram_io_wb.h"
 #include "ozram_slot.h"
 
-/* Pages per bio: 256 KiB, a common max_sectors of the devices below. */
-#define OZRAM_WB_BATCH		64
 /* Bios in flight at once. */
 #define OZRAM_WB_INFLIGHT	8
 
@@ -65,6 +66,7 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 {
 	struct block_device *bdev = NULL;
 	unsigned long nr_pages, *bitmap = NULL;
+	u8 *refs;
 	struct file *file;
 	struct inode *inode;
 	int ret;
@@ -101,7 +103,10 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		goto out_put;
 	}
 	bitmap = kvcalloc(BITS_TO_LONGS(nr_pages), sizeof(long), GFP_KERNEL);
-	if (!bitmap) {
+	refs = kvcalloc(nr_pages, sizeof(*refs), GFP_KERNEL);
+	if (!bitmap || !refs) {
+		kvfree(bitmap);
+		kvfree(refs);
 		ret = -ENOMEM;
 		goto out_put;
 	}
@@ -110,6 +115,7 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 	oz->backing_file = file;
 	oz->bdev = bdev;
 	oz->bd_bitmap = bitmap;
+	oz->bd_refs = refs;
 	oz->bd_nr_pages = nr_pages;
 	oz->bd_hint = 1;
 	up_write(&oz->init_lock);
@@ -138,6 +144,8 @@ void ozram_wb_release(struct ozram *oz)
 	oz->bdev = NULL;
 	kvfree(oz->bd_bitmap);
 	oz->bd_bitmap = NULL;
+	kvfree(oz->bd_refs);
+	oz->bd_refs = NULL;
 	oz->bd_nr_pages = 0;
 }
 
@@ -171,7 +179,7 @@ out:
  * that a batch stays one run), then the first free one from the hint.
  * Return: the block, or 0 when the device is full.
  */
-static unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
+unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
 {
 	unsigned long blk;
 	bool wrapped = false;
@@ -211,21 +219,25 @@ void ozram_wb_free_block(struct ozram *oz, unsigned long blk)
 struct ozram_wb_read {
 	struct work_struct work;
 	struct block_device *bdev;
-	struct page *page;
+	struct page **pages;
+	unsigned int nr;
 	unsigned long blk;
 	int ret;
 };
 
-static int ozram_wb_read_sync(struct block_device *bdev, struct page *page,
-			      unsigned long blk)
+/* Reads @nr (at most OZRAM_WB_READ_MAX) blocks from @blk into @pages. */
+static int ozram_wb_read_sync(struct block_device *bdev, struct page **pages,
+			      unsigned int nr, unsigned long blk)
 {
-	struct bio_vec bv;
+	struct bio_vec bv[OZRAM_WB_READ_MAX];
 	struct bio bio;
+	unsigned int i;
 	int ret;
 
-	bio_init(&bio, bdev, &bv, 1, REQ_OP_READ);
+	bio_init(&bio, bdev, bv, nr, REQ_OP_READ);
 	bio.bi_iter.bi_sector = ozram_wb_sector(blk);
-	__bio_add_page(&bio, page, PAGE_SIZE, 0);
+	for (i = 0; i < nr; i++)
+		__bio_add_page(&bio, pages[i], PAGE_SIZE, 0);
 	ret = submit_bio_wait(&bio);
 	bio_uninit(&bio);
 	return ret;
@@ -235,7 +247,35 @@ static void ozram_wb_read_work(struct work_struct *work)
 {
 	struct ozram_wb_read *r = container_of(work, struct ozram_wb_read, work);
 
-	r->ret = ozram_wb_read_sync(r->bdev, r->page, r->blk);
+	r->ret = ozram_wb_read_sync(r->bdev, r->pages, r->nr, r->blk);
+}
+
+/*
+ * Reads @nr blocks from @blk into @pages and waits for them.  Inside a
+ * ->submit_bio (current->bio_list set) a bio submitted and waited for here
+ * would only be queued until that returns: the read is then done by a
+ * worker.  rw_page reads directly.
+ */
+int ozram_wb_read_blocks(struct ozram *oz, unsigned long blk,
+			 struct page **pages, unsigned int nr)
+{
+	struct ozram_wb_read r = {
+		.bdev = oz->bdev,
+		.pages = pages,
+		.nr = nr,
+		.blk = blk,
+	};
+
+	if (WARN_ON_ONCE(!nr || nr > OZRAM_WB_READ_MAX))
+		return -EINVAL;
+	if (!current->bio_list)
+		return ozram_wb_read_sync(oz->bdev, pages, nr, blk);
+
+	INIT_WORK_ONSTACK(&r.work, ozram_wb_read_work);
+	queue_work(system_unbound_wq, &r.work);
+	flush_work(&r.work);
+	destroy_work_on_stack(&r.work);
+	return r.ret;
 }
 
 /*
@@ -276,62 +316,17 @@ static int ozram_wb_read_chained(struct ozram *oz, unsigned long blk,
 	return 0;
 }
 
-/*
- * Reads block @blk into @page: chained to @parent if given, otherwise
- * waited for.  Inside a ->submit_bio (current->bio_list set) a bio
- * submitted and waited for here would only be queued until that returns:
- * a waited-for read is then done by a worker.  rw_page reads directly.
- */
+/* Reads block @blk into @page: chained to @parent if given, or waited for. */
 int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
 		  struct bio *parent)
 {
-	struct ozram_wb_read r = {
-		.bdev = oz->bdev,
-		.page = page,
-		.blk = blk,
-	};
-
 	atomic64_inc(&oz->stats.bd_reads);
 	if (parent)
 		return ozram_wb_read_chained(oz, blk, page, parent);
-	if (!current->bio_list)
-		return ozram_wb_read_sync(oz->bdev, page, blk);
-
-	INIT_WORK_ONSTACK(&r.work, ozram_wb_read_work);
-	queue_work(system_unbound_wq, &r.work);
-	flush_work(&r.work);
-	destroy_work_on_stack(&r.work);
-	return r.ret;
+	return ozram_wb_read_blocks(oz, blk, &page, 1);
 }
 
 /* ---- a writeback pass ------------------------------------------------- */
-
-struct ozram_wb_ctl;
-
-/* Up to OZRAM_WB_BATCH pages for contiguous blocks from @first. */
-struct ozram_wb_batch {
-	struct list_head node;
-	struct ozram_wb_ctl *ctl;
-	struct bio bio;
-	struct bio_vec bvecs[OZRAM_WB_BATCH];
-	struct page *pages[OZRAM_WB_BATCH];
-	u32 index[OZRAM_WB_BATCH];
-	unsigned long first;
-	unsigned int nr;
-	blk_status_t status;
-};
-
-struct ozram_wb_ctl {
-	struct ozram *oz;
-	/* Protects done; the completions add to it. */
-	spinlock_t lock;
-	struct list_head done;
-	struct list_head idle;
-	wait_queue_head_t wait;
-	unsigned int inflight;
-	/* The last failed write's errno, 0 if none failed. */
-	int io_err;
-};
 
 static void ozram_wb_end_io(struct bio *bio)
 {
@@ -351,7 +346,7 @@ static void ozram_wb_end_io(struct bio *bio)
 }
 
 /* Gives back the budget of a page that did not go to the backing device. */
-static void ozram_wb_refund(struct ozram *oz)
+void ozram_wb_refund(struct ozram *oz)
 {
 	spin_lock(&oz->wb_limit_lock);
 	if (oz->wb_limit_enable)
@@ -359,25 +354,28 @@ static void ozram_wb_refund(struct ozram *oz)
 	spin_unlock(&oz->wb_limit_lock);
 }
 
+/* An emptied batch, ready to be filled again. */
+void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
+{
+	b->nr = 0;
+	b->packed = false;
+	b->nr_blocks = 0;
+	b->used = 0;
+	b->tail_objs = 0;
+	list_add(&b->node, &ctl->idle);
+}
+
 /*
- * Applies a completed batch: each slot still marked takes its block; the
- * others, and every page of a failed write, keep their memory and the
+ * Applies a completed raw batch: each slot still marked takes its block;
+ * the others, and every page of a failed write, keep their memory and the
  * block is freed.
  */
-static void ozram_wb_finish(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
+static void ozram_wb_finish_raw(struct ozram_wb_ctl *ctl,
+				struct ozram_wb_batch *b, bool ok)
 {
 	struct ozram *oz = ctl->oz;
-	bool ok = b->status == BLK_STS_OK;
 	unsigned int i;
 
-	if (ok) {
-		atomic64_add(b->nr, &oz->stats.bd_writes);
-	} else {
-		ctl->io_err = blk_status_to_errno(b->status);
-		atomic64_add(b->nr, &oz->stats.bd_write_failed);
-		pr_err_ratelimited("%s: writeback of %u pages failed: %d\n",
-				   oz->disk->disk_name, b->nr, ctl->io_err);
-	}
 	for (i = 0; i < b->nr; i++) {
 		u32 index = b->index[i];
 		bool moved = false;
@@ -400,9 +398,28 @@ static void ozram_wb_finish(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
 			ozram_wb_refund(oz);
 		}
 	}
+}
+
+/* Applies a completed batch and makes it ready for reuse. */
+static void ozram_wb_finish(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
+{
+	struct ozram *oz = ctl->oz;
+	bool ok = b->status == BLK_STS_OK;
+
+	if (ok) {
+		atomic64_add(b->nr, &oz->stats.bd_writes);
+	} else {
+		ctl->io_err = blk_status_to_errno(b->status);
+		atomic64_add(b->nr, &oz->stats.bd_write_failed);
+		pr_err_ratelimited("%s: writeback of %u pages failed: %d\n",
+				   oz->disk->disk_name, b->nr, ctl->io_err);
+	}
+	if (b->packed)
+		ozram_wb_finish_packed(ctl, b, ok);
+	else
+		ozram_wb_finish_raw(ctl, b, ok);
 	bio_uninit(&b->bio);
-	b->nr = 0;
-	list_add(&b->node, &ctl->idle);
+	ozram_wb_recycle(ctl, b);
 }
 
 static bool ozram_wb_reap_ready(struct ozram_wb_ctl *ctl, unsigned int max)
@@ -437,7 +454,9 @@ static void ozram_wb_reap(struct ozram_wb_ctl *ctl, unsigned int max)
 	}
 }
 
-static void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
+/* Writes the first @nr_pages pages of batch @b to its blocks. */
+void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
+		     unsigned int nr_pages)
 {
 	unsigned int i;
 
@@ -445,7 +464,7 @@ static void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
 		 REQ_OP_WRITE | REQ_SYNC);
 	b->bio.bi_iter.bi_sector = ozram_wb_sector(b->first);
 	b->bio.bi_end_io = ozram_wb_end_io;
-	for (i = 0; i < b->nr; i++)
+	for (i = 0; i < nr_pages; i++)
 		__bio_add_page(&b->bio, b->pages[i], PAGE_SIZE, 0);
 	spin_lock_irq(&ctl->lock);
 	ctl->inflight++;
@@ -453,8 +472,23 @@ static void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
 	submit_bio(&b->bio);
 }
 
-/* A batch to fill, waiting for one to complete if all are in flight. */
-static struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl)
+static void ozram_wb_submit_raw(struct ozram_wb_ctl *ctl)
+{
+	struct ozram_wb_batch *b = ctl->raw;
+
+	ctl->raw = NULL;
+	if (b->nr)
+		ozram_wb_submit(ctl, b, b->nr);
+	else
+		ozram_wb_recycle(ctl, b);
+}
+
+/*
+ * A batch to fill, waiting for one to complete if none is idle.  The pass
+ * has at least two batches, so that with one being filled of each kind
+ * another is in flight to wait for.
+ */
+struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl)
 {
 	struct ozram_wb_batch *b;
 
@@ -478,7 +512,10 @@ static void ozram_wb_free_batches(struct ozram_wb_ctl *ctl)
 	}
 }
 
-/* At least one batch; fewer than OZRAM_WB_INFLIGHT when memory is short. */
+/*
+ * At least two batches; fewer than OZRAM_WB_INFLIGHT when memory is short.
+ * Return: 0 or -ENOMEM.
+ */
 static int ozram_wb_alloc_batches(struct ozram_wb_ctl *ctl)
 {
 	unsigned int n, i;
@@ -509,9 +546,14 @@ static int ozram_wb_alloc_batches(struct ozram_wb_ctl *ctl)
 				if (b->pages[i])
 					__free_page(b->pages[i]);
 			kfree(b);
+			n--;
 		}
 	}
-	return list_empty(&ctl->idle) ? -ENOMEM : 0;
+	if (n < 2) {
+		ozram_wb_free_batches(ctl);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -520,7 +562,7 @@ static int ozram_wb_alloc_batches(struct ozram_wb_ctl *ctl)
  * agent has not stored it yet) nor being recompressed, of the kind @mode
  * asks for.  Slot lock held.
  */
-static bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode)
+bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode)
 {
 	if (!ozram_get_obj_size(oz, index) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
@@ -553,6 +595,69 @@ static bool ozram_wb_take_budget(struct ozram *oz)
 }
 
 /*
+ * The size of the compressed object the pass would pack for slot @index,
+ * or 0 when the slot is no candidate or its page goes to a block of its
+ * own (a raw page gains nothing from packing, and its own block reads back
+ * in one I/O).
+ */
+static unsigned int ozram_wb_packed_size(struct ozram_wb_ctl *ctl, u32 index,
+					 bool packing)
+{
+	struct ozram *oz = ctl->oz;
+	unsigned int size = 0;
+
+	if (!packing)
+		return 0;
+	ozram_slot_lock(oz, index);
+	if (ozram_wb_candidate(oz, index, ctl->mode) &&
+	    !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE))
+		size = ozram_get_obj_size(oz, index);
+	ozram_slot_unlock(oz, index);
+	return size;
+}
+
+/*
+ * Decodes slot @index into the raw batch, at the block after its last
+ * one.  Return: 1 picked, 0 not a candidate, -ENOSPC.
+ */
+static int ozram_wb_pick_raw(struct ozram_wb_ctl *ctl, u32 index)
+{
+	struct ozram *oz = ctl->oz;
+	struct ozram_wb_batch *cur = ctl->raw;
+	bool picked = false;
+
+	if (!ctl->spare) {
+		ctl->spare = ozram_wb_alloc_block(oz, cur && cur->nr ?
+						  cur->first + cur->nr : 0);
+		if (!ctl->spare)
+			return -ENOSPC;
+	}
+	/* A block that does not continue the run starts a new bio. */
+	if (cur && cur->nr && ctl->spare != cur->first + cur->nr)
+		ozram_wb_submit_raw(ctl);
+	if (!ctl->raw)
+		ctl->raw = ozram_wb_get_batch(ctl);
+	cur = ctl->raw;
+
+	ozram_slot_lock(oz, index);
+	if (ozram_wb_candidate(oz, index, ctl->mode) &&
+	    !ozram_read_object(oz, index, cur->pages[cur->nr])) {
+		ozram_set_flag(oz, index, OZRAM_SLOT_UNDER_WB);
+		picked = true;
+	}
+	ozram_slot_unlock(oz, index);
+	if (!picked)
+		return 0;
+	if (!cur->nr)
+		cur->first = ctl->spare;
+	cur->index[cur->nr++] = index;
+	ctl->spare = 0;
+	if (cur->nr == OZRAM_WB_BATCH)
+		ozram_wb_submit_raw(ctl);
+	return 1;
+}
+
+/*
  * One pass over slots [@index, @index + @count).  Return: 0; -EIO when the
  * limit ran out before the end, or a write failed (zram's errno, the last
  * one); -ENOSPC when the backing device is full; -ENOMEM.
@@ -560,9 +665,8 @@ static bool ozram_wb_take_budget(struct ozram *oz)
 static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 			 u32 count)
 {
-	struct ozram_wb_ctl ctl = { .oz = oz };
-	struct ozram_wb_batch *cur = NULL;
-	unsigned long blk = 0;
+	struct ozram_wb_ctl ctl = { .oz = oz, .mode = mode };
+	bool packing = READ_ONCE(oz->wb_compressed);
 	int ret = 0;
 
 	spin_lock_init(&ctl.lock);
@@ -574,71 +678,44 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 		return ret;
 
 	for (; count; index++, count--) {
-		bool picked = false;
+		unsigned int size;
+		int picked;
 
 		if (!ozram_wb_take_budget(oz)) {
 			/*
 			 * Pages in flight give theirs back if they fail or
 			 * go stale: let them land before deciding.
 			 */
-			if (cur && cur->nr) {
-				ozram_wb_submit(&ctl, cur);
-				cur = NULL;
-			}
+			if (ctl.raw)
+				ozram_wb_submit_raw(&ctl);
+			if (ctl.packed)
+				ozram_wb_submit_packed(&ctl);
 			ozram_wb_reap(&ctl, 0);
 			if (!ozram_wb_take_budget(oz)) {
 				ret = -EIO;
 				break;
 			}
 		}
-		if (!blk) {
-			blk = ozram_wb_alloc_block(oz, cur && cur->nr ?
-						   cur->first + cur->nr : 0);
-			if (!blk) {
-				ozram_wb_refund(oz);
-				ret = -ENOSPC;
-				break;
-			}
-		}
-		/* A block that does not continue the run starts a new bio. */
-		if (cur && cur->nr && blk != cur->first + cur->nr) {
-			ozram_wb_submit(&ctl, cur);
-			cur = NULL;
-		}
-		if (!cur)
-			cur = ozram_wb_get_batch(&ctl);
-
-		ozram_slot_lock(oz, index);
-		if (ozram_wb_candidate(oz, index, mode) &&
-		    !ozram_read_object(oz, index, cur->pages[cur->nr])) {
-			ozram_set_flag(oz, index, OZRAM_SLOT_UNDER_WB);
-			picked = true;
-		}
-		ozram_slot_unlock(oz, index);
-		if (!picked) {
+		size = ozram_wb_packed_size(&ctl, index, packing);
+		if (size)
+			picked = ozram_wb_pick_packed(&ctl, index, size);
+		else
+			picked = ozram_wb_pick_raw(&ctl, index);
+		if (picked <= 0)
 			ozram_wb_refund(oz);
-			cond_resched();
-			continue;
-		}
-		if (!cur->nr)
-			cur->first = blk;
-		cur->index[cur->nr++] = index;
-		blk = 0;
-		if (cur->nr == OZRAM_WB_BATCH) {
-			ozram_wb_submit(&ctl, cur);
-			cur = NULL;
+		if (picked < 0) {
+			ret = picked;
+			break;
 		}
 		cond_resched();
 	}
 
-	if (cur) {
-		if (cur->nr)
-			ozram_wb_submit(&ctl, cur);
-		else
-			list_add(&cur->node, &ctl.idle);
-	}
-	if (blk)
-		ozram_wb_free_block(oz, blk);
+	if (ctl.raw)
+		ozram_wb_submit_raw(&ctl);
+	if (ctl.packed)
+		ozram_wb_submit_packed(&ctl);
+	if (ctl.spare)
+		ozram_wb_free_block(oz, ctl.spare);
 	ozram_wb_reap(&ctl, 0);
 	ozram_wb_free_batches(&ctl);
 	if (!ret && ctl.io_err)

@@ -56,6 +56,13 @@ enum ozram_slot_flag {
 	 * gone knows the page was rewritten or discarded meanwhile.
 	 */
 	OZRAM_SLOT_UNDER_WB,
+	/*
+	 * With OZRAM_SLOT_WB: the compressed object is on the backing
+	 * device, packed among others (ozram_io_wb_packed.c).  element holds
+	 * its byte address, the size bits its size and the priority bits its
+	 * algorithm, as for an object in memory.
+	 */
+	OZRAM_SLOT_WB_PACKED,
 
 	__OZRAM_SLOT_NR_FLAGS,
 };

@@ -490,6 +490,30 @@ static ssize_t writeback_limit_store(struct device *dev,
 	return len;
 }
 
+static ssize_t compressed_writeback_show(struct device *dev,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(dev_to_ozram(dev)->wb_compressed));
+}
+
+/*
+ * A boolean (1/0, y/n, on/off), taken by the next writeback pass; pages
+ * already on the backing device keep the form they were written in.
+ */
+static ssize_t compressed_writeback_store(struct device *dev,
+					  struct device_attribute *attr,
+					  const char *buf, size_t len)
+{
+	bool val;
+
+	if (ozram_sysfs_has_nul(buf, len) || kstrtobool(buf, &val))
+		return -EINVAL;
+	WRITE_ONCE(dev_to_ozram(dev)->wb_compressed, val);
+	return len;
+}
+
 /* zram's three counters, in 4 KiB units (pages on 4 KiB-page systems). */
 static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -587,6 +611,7 @@ static DEVICE_ATTR_WO(writeback);
 static DEVICE_ATTR_RW(writeback_limit);
 static DEVICE_ATTR_RW(writeback_limit_enable);
 static DEVICE_ATTR_RO(bd_stat);
+static DEVICE_ATTR_RW(compressed_writeback);
 
 static ssize_t latency_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -617,6 +642,7 @@ static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_writeback_limit.attr,
 	&dev_attr_writeback_limit_enable.attr,
 	&dev_attr_bd_stat.attr,
+	&dev_attr_compressed_writeback.attr,
 	NULL,
 };
 

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the writeback pass (ozram_io_wb.c) and its compressed objects
+ * (ozram_io_wb_packed.c).  Nothing else includes it.
+ */
+#ifndef OZRAM_IO_WB_H
+#define OZRAM_IO_WB_H
+
+#include <linux/bio.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+struct ozram;
+
+/* Blocks per bio: 256 KiB, a common max_sectors of the devices below. */
+#define OZRAM_WB_BATCH		64
+/*
+ * Compressed objects per bio: 8 per block on average, beyond what text
+ * and binaries compress to, so that a batch is seldom closed by this.
+ */
+#define OZRAM_WB_MAX_OBJS	(8 * OZRAM_WB_BATCH)
+
+struct ozram_wb_ctl;
+
+/*
+ * One bio: up to OZRAM_WB_BATCH contiguous blocks from @first.  A raw
+ * batch holds a decoded page per block, @nr of them.  A packed batch holds
+ * @nr compressed objects, object i of @size[i] bytes at byte @off[i] of
+ * its pages, in @nr_blocks blocks that the pass holds (bd_refs) until the
+ * write completes; @tail_objs objects touch its last block.
+ */
+struct ozram_wb_batch {
+	struct list_head node;
+	struct ozram_wb_ctl *ctl;
+	struct bio bio;
+	struct bio_vec bvecs[OZRAM_WB_BATCH];
+	struct page *pages[OZRAM_WB_BATCH];
+	unsigned long first;
+	unsigned int nr;
+	bool packed;
+	unsigned int nr_blocks;
+	unsigned int used;
+	unsigned int tail_objs;
+	blk_status_t status;
+	u32 index[OZRAM_WB_MAX_OBJS];
+	u32 off[OZRAM_WB_MAX_OBJS];
+	u16 size[OZRAM_WB_MAX_OBJS];
+};
+
+/* A pass's state. */
+struct ozram_wb_ctl {
+	struct ozram *oz;
+	/* The slots the pass picks: OZRAM_WB_* of ozram_io_wb.c. */
+	unsigned int mode;
+	/* Protects done; the completions add to it. */
+	spinlock_t lock;
+	struct list_head done;
+	struct list_head idle;
+	wait_queue_head_t wait;
+	unsigned int inflight;
+	/* The batches being filled, NULL for none. */
+	struct ozram_wb_batch *raw;
+	struct ozram_wb_batch *packed;
+	/* A block taken for the raw batch and not used yet, 0 for none. */
+	unsigned long spare;
+	/* The last failed write's errno, 0 if none failed. */
+	int io_err;
+};
+
+/* The most blocks one object lies in: it may span two. */
+#define OZRAM_WB_READ_MAX	2
+
+/* ozram_io_wb.c, for ozram_io_wb_packed.c. */
+int ozram_wb_read_blocks(struct ozram *oz, unsigned long blk,
+			 struct page **pages, unsigned int nr);
+unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want);
+bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode);
+struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl);
+void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
+		     unsigned int nr_pages);
+void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b);
+void ozram_wb_refund(struct ozram *oz);
+
+/*
+ * ozram_io_wb_packed.c: ozram_wb_pick_packed() packs the object of slot
+ * @index, @size bytes, into the pass's packed batch (1 picked, 0 not a
+ * candidate any more, -ENOSPC); ozram_wb_submit_packed() writes the batch
+ * out (or gives its blocks back when it holds no object);
+ * ozram_wb_finish_packed() applies its completion, @ok when the write
+ * succeeded.
+ */
+int ozram_wb_pick_packed(struct ozram_wb_ctl *ctl, u32 index,
+			 unsigned int size);
+void ozram_wb_submit_packed(struct ozram_wb_ctl *ctl);
+void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl,
+			    struct ozram_wb_batch *b, bool ok);
+
+#endif /* OZRAM_IO_WB_H */

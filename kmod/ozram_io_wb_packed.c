@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ozram data path, compressed writeback: with compressed_writeback set, a
+ * writeback pass stores each compressed object as it is, packed byte after
+ * byte into the blocks of the backing device, an object spanning two
+ * blocks where it falls across their boundary.  A raw (huge) page keeps a
+ * block of its own (ozram_io_wb.c).
+ *
+ * Each block of packed objects counts in oz->bd_refs the objects that
+ * touch it, plus one while the pass that wrote it holds it; the last
+ * reference dropped frees the block.  A slot on the device records the
+ * object's byte address, size and algorithm, so that reading it back
+ * reads the one or two blocks it lies in and decompresses it, with the
+ * same checks as an object in memory.
+ *
+ * Documentation/kmod.md, "Compressed writeback", says why.
+ */
+#define KMSG_COMPONENT "ozram"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/bio.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/math.h>
+#include <linux/mm.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/zsmalloc.h>
+
+#include "ozram_comp.h"
+#include "ozram_drv.h"
+#include "ozram_io_internal.h"
+#include "ozram_io_wb.h"
+#include "ozram_slot.h"
+
+/*
+ * The most objects that may touch one block, so that with the pass's
+ * hold its count fits bd_refs' u8.  Objects are seldom smaller than 20
+ * bytes, so this rarely closes a block early.
+ */
+#define OZRAM_WB_BLOCK_OBJS	(U8_MAX - 1)
+
+static unsigned long ozram_wb_first_block(unsigned long pos)
+{
+	return pos >> PAGE_SHIFT;
+}
+
+static unsigned long ozram_wb_last_block(unsigned long pos, unsigned int size)
+{
+	return (pos + size - 1) >> PAGE_SHIFT;
+}
+
+/* ---- block references ------------------------------------------------- */
+
+/* A block just taken for a packed batch: the pass holds it. */
+static void ozram_wb_hold_block(struct ozram *oz, unsigned long blk)
+{
+	spin_lock(&oz->bd_refs_lock);
+	WARN_ON_ONCE(oz->bd_refs[blk]);
+	oz->bd_refs[blk] = 1;
+	spin_unlock(&oz->bd_refs_lock);
+}
+
+/* Drops a reference to each block of [@first, @last]; frees those unused. */
+static void ozram_wb_put_blocks(struct ozram *oz, unsigned long first,
+				unsigned long last)
+{
+	unsigned long blk;
+
+	for (blk = first; blk <= last; blk++) {
+		bool unused = false;
+
+		spin_lock(&oz->bd_refs_lock);
+		if (!WARN_ON_ONCE(!oz->bd_refs[blk]))
+			unused = !--oz->bd_refs[blk];
+		spin_unlock(&oz->bd_refs_lock);
+		if (unused)
+			ozram_wb_free_block(oz, blk);
+	}
+}
+
+/* The object of @size bytes at byte @pos now lives on the device. */
+static void ozram_wb_get_object(struct ozram *oz, unsigned long pos,
+				unsigned int size)
+{
+	unsigned long blk;
+
+	spin_lock(&oz->bd_refs_lock);
+	for (blk = ozram_wb_first_block(pos);
+	     blk <= ozram_wb_last_block(pos, size); blk++) {
+		/* Held by the pass, and capped below U8_MAX by it. */
+		WARN_ON_ONCE(!oz->bd_refs[blk] || oz->bd_refs[blk] == U8_MAX);
+		oz->bd_refs[blk]++;
+	}
+	spin_unlock(&oz->bd_refs_lock);
+}
+
+void ozram_wb_put_object(struct ozram *oz, unsigned long pos,
+			 unsigned int size)
+{
+	ozram_wb_put_blocks(oz, ozram_wb_first_block(pos),
+			    ozram_wb_last_block(pos, size));
+}
+
+/* ---- packing objects into a batch ------------------------------------- */
+
+/*
+ * Copies the compressed object of slot @index, @size bytes, to byte @off
+ * of @pages, where it may span two pages.  Slot lock held.
+ */
+static void ozram_wb_copy_object(struct ozram *oz, u32 index,
+				 unsigned int size, struct page **pages,
+				 unsigned int off)
+{
+	unsigned long handle = oz->table[index].handle;
+	const u8 *src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
+	const u8 *p = src;
+
+	while (size) {
+		unsigned int in = offset_in_page(off);
+		unsigned int n = min_t(unsigned int, size, PAGE_SIZE - in);
+		u8 *dst = kmap_local_page(pages[off >> PAGE_SHIFT]);
+
+		memcpy(dst + in, p, n);
+		kunmap_local(dst);
+		p += n;
+		off += n;
+		size -= n;
+	}
+	zs_unmap_object(oz->mem_pool, handle);
+}
+
+/*
+ * Where in batch @b the next object of @size bytes goes: after the last
+ * one, or at the next block when the last block has as many objects as
+ * its count can hold.  Return: the byte offset, or -1 when it does not
+ * fit the batch.
+ */
+static long ozram_wb_place(const struct ozram_wb_batch *b, unsigned int size)
+{
+	unsigned int off = b->used;
+
+	if (b->nr == OZRAM_WB_MAX_OBJS)
+		return -1;
+	if (offset_in_page(off) && b->tail_objs >= OZRAM_WB_BLOCK_OBJS)
+		off = round_up(off, PAGE_SIZE);
+	if (DIV_ROUND_UP(off + size, PAGE_SIZE) > OZRAM_WB_BATCH)
+		return -1;
+	return off;
+}
+
+/* Gives back the blocks of batch @b from its @keep'th on. */
+static void ozram_wb_release_blocks(struct ozram *oz, struct ozram_wb_batch *b,
+				    unsigned int keep)
+{
+	if (b->nr_blocks > keep)
+		ozram_wb_put_blocks(oz, b->first + keep,
+				    b->first + b->nr_blocks - 1);
+	b->nr_blocks = keep;
+}
+
+/*
+ * Writes the packed batch out: the blocks its objects lie in.  A block
+ * taken for an object that was not picked after all is given back, and so
+ * is a batch without objects.
+ */
+void ozram_wb_submit_packed(struct ozram_wb_ctl *ctl)
+{
+	struct ozram_wb_batch *b = ctl->packed;
+	unsigned int used_blocks = DIV_ROUND_UP(b->used, PAGE_SIZE);
+
+	ctl->packed = NULL;
+	ozram_wb_release_blocks(ctl->oz, b, used_blocks);
+	if (b->nr)
+		ozram_wb_submit(ctl, b, used_blocks);
+	else
+		ozram_wb_recycle(ctl, b);
+}
+
+static struct ozram_wb_batch *ozram_wb_new_packed(struct ozram_wb_ctl *ctl)
+{
+	struct ozram_wb_batch *b = ozram_wb_get_batch(ctl);
+
+	b->packed = true;
+	ctl->packed = b;
+	return b;
+}
+
+/*
+ * Makes sure the packed batch has the blocks for @size bytes at the offset
+ * ozram_wb_place() gives, taking contiguous ones; a block that does not
+ * continue the run starts a new batch.  Return: the batch with the offset
+ * in *@off, or NULL when the backing device is full.
+ */
+static struct ozram_wb_batch *ozram_wb_room(struct ozram_wb_ctl *ctl,
+					    unsigned int size, long *off)
+{
+	struct ozram *oz = ctl->oz;
+	struct ozram_wb_batch *b = ctl->packed;
+	unsigned long blk;
+
+	if (b && ozram_wb_place(b, size) < 0)
+		ozram_wb_submit_packed(ctl);
+	if (!ctl->packed)
+		ozram_wb_new_packed(ctl);
+	b = ctl->packed;
+	*off = ozram_wb_place(b, size);
+	while (b->nr_blocks < DIV_ROUND_UP(*off + size, PAGE_SIZE)) {
+		blk = ozram_wb_alloc_block(oz, b->nr_blocks ?
+					   b->first + b->nr_blocks : 0);
+		if (!blk)
+			return NULL;
+		ozram_wb_hold_block(oz, blk);
+		if (b->nr_blocks && blk != b->first + b->nr_blocks) {
+			ozram_wb_submit_packed(ctl);
+			b = ozram_wb_new_packed(ctl);
+			*off = 0;
+		}
+		if (!b->nr_blocks)
+			b->first = blk;
+		b->nr_blocks++;
+	}
+	return b;
+}
+
+int ozram_wb_pick_packed(struct ozram_wb_ctl *ctl, u32 index,
+			 unsigned int size)
+{
+	struct ozram *oz = ctl->oz;
+	struct ozram_wb_batch *b;
+	bool picked = false;
+	long off;
+
+	b = ozram_wb_room(ctl, size, &off);
+	if (!b)
+		return -ENOSPC;
+
+	ozram_slot_lock(oz, index);
+	/* Rewritten since it was sized: not idle any more, or another size. */
+	if (ozram_wb_candidate(oz, index, ctl->mode) &&
+	    !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE) &&
+	    ozram_get_obj_size(oz, index) == size) {
+		ozram_wb_copy_object(oz, index, size, b->pages, off);
+		ozram_set_flag(oz, index, OZRAM_SLOT_UNDER_WB);
+		picked = true;
+	}
+	ozram_slot_unlock(oz, index);
+	if (!picked)
+		return 0;
+
+	if (b->used && ozram_wb_last_block(off, size) ==
+		       ozram_wb_last_block(0, b->used))
+		b->tail_objs++;
+	else
+		b->tail_objs = 1;
+	b->index[b->nr] = index;
+	b->off[b->nr] = off;
+	b->size[b->nr] = size;
+	b->nr++;
+	b->used = off + size;
+	return 1;
+}
+
+/*
+ * Applies a completed packed batch: each slot still marked drops its
+ * object for its place on the device; the others, and every object of a
+ * failed write, stay in memory.  Then the pass lets go of the blocks,
+ * which frees those no object kept.
+ */
+void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
+			    bool ok)
+{
+	struct ozram *oz = ctl->oz;
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++) {
+		u32 index = b->index[i];
+		unsigned long pos = (b->first << PAGE_SHIFT) + b->off[i];
+		bool moved = false;
+		u32 prio;
+
+		ozram_slot_lock(oz, index);
+		if (ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB)) {
+			ozram_clear_flag(oz, index, OZRAM_SLOT_UNDER_WB);
+			if (ok) {
+				prio = ozram_get_priority(oz, index);
+				ozram_free_slot(oz, index);
+				ozram_wb_get_object(oz, pos, b->size[i]);
+				ozram_set_flag(oz, index, OZRAM_SLOT_WB);
+				ozram_set_flag(oz, index, OZRAM_SLOT_WB_PACKED);
+				ozram_set_priority(oz, index, prio);
+				ozram_set_obj_size(oz, index, b->size[i]);
+				oz->table[index].element = pos;
+				atomic64_inc(&oz->stats.pages_stored);
+				moved = true;
+			}
+		}
+		ozram_slot_unlock(oz, index);
+		if (!moved)
+			ozram_wb_refund(oz);
+	}
+	ozram_wb_release_blocks(oz, b, 0);
+}
+
+/* ---- reading an object back ------------------------------------------- */
+
+int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
+			 unsigned int size, u32 prio, struct page *page)
+{
+	unsigned long first = ozram_wb_first_block(pos);
+	unsigned int nr = ozram_wb_last_block(pos, size) - first + 1;
+	struct ozram_comp *comp = oz->comps[prio];
+	struct ozram_comp_stream *strm;
+	struct page *pages[OZRAM_WB_READ_MAX];
+	struct page *buf;
+	void *dst;
+	int ret;
+
+	atomic64_inc(&oz->stats.bd_reads);
+	if (!comp || nr > OZRAM_WB_READ_MAX)
+		return -EIO;
+	/* Two contiguous pages, so that an object across both is one span. */
+	buf = alloc_pages(GFP_NOIO, 1);
+	if (!buf)
+		return -ENOMEM;
+	pages[0] = buf;
+	pages[1] = nth_page(buf, 1);
+	ret = ozram_wb_read_blocks(oz, first, pages, nr);
+	if (!ret) {
+		strm = ozram_comp_stream_get(comp);
+		dst = kmap_local_page(page);
+		ret = ozram_comp_decompress(strm, page_address(buf) +
+					    offset_in_page(pos), size, dst);
+		kunmap_local(dst);
+		ozram_comp_stream_put(comp);
+	}
+	__free_pages(buf, 1);
+	return ret;
+}
