@@ -155,7 +155,8 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
 			size = 0;
 		ozram_slot_unlock(oz, index);
 		if (size)
-			ret = ozram_wb_read_packed(oz, handle, size, prio, page);
+			ret = ozram_wb_read_packed(oz, handle, size, prio,
+						   page, parent);
 		else
 			ret = ozram_wb_read(oz, handle, page, parent);
 		if (ret)

@@ -38,11 +38,13 @@ int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
 /*
  * Compressed writeback (ozram_io_wb_packed.c): drops the object of @size
  * bytes at byte @pos of the backing device; reads it and decompresses it
- * with the algorithm of priority @prio into @page, waiting for the read.
+ * with the algorithm of priority @prio into @page, chained to @parent as
+ * ozram_wb_read() does, or waited for without one.
  */
 void ozram_wb_put_object(struct ozram *oz, unsigned long pos,
 			 unsigned int size);
 int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
-			 unsigned int size, u32 prio, struct page *page);
+			 unsigned int size, u32 prio, struct page *page,
+			 struct bio *parent);
 
 #endif /* OZRAM_IO_INTERNAL_H */

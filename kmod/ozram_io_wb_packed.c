@@ -305,36 +305,161 @@ void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 
 /* ---- reading an object back ------------------------------------------- */
 
-int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
-			 unsigned int size, u32 prio, struct page *page)
-{
-	unsigned long first = ozram_wb_first_block(pos);
-	unsigned int nr = ozram_wb_last_block(pos, size) - first + 1;
-	struct ozram_comp *comp = oz->comps[prio];
-	struct ozram_comp_stream *strm;
-	struct page *pages[OZRAM_WB_READ_MAX];
+/*
+ * A read of one object: its blocks into @buf (two contiguous pages, so
+ * that an object across both is one span), then the decode into @page.
+ */
+struct ozram_wb_obj_read {
+	struct work_struct work;
+	struct ozram *oz;
 	struct page *buf;
+	struct page *page;
+	struct bio *parent;
+	unsigned long pos;
+	unsigned int size;
+	u32 prio;
+	blk_status_t status;
+	struct bio bio;
+	struct bio_vec bvecs[OZRAM_WB_READ_MAX];
+};
+
+static unsigned int ozram_wb_obj_blocks(const struct ozram_wb_obj_read *r)
+{
+	return ozram_wb_last_block(r->pos, r->size) -
+	       ozram_wb_first_block(r->pos) + 1;
+}
+
+static int ozram_wb_decode(struct ozram_wb_obj_read *r)
+{
+	struct ozram_comp *comp = r->oz->comps[r->prio];
+	struct ozram_comp_stream *strm;
 	void *dst;
 	int ret;
 
-	atomic64_inc(&oz->stats.bd_reads);
-	if (!comp || nr > OZRAM_WB_READ_MAX)
+	if (!comp)
 		return -EIO;
-	/* Two contiguous pages, so that an object across both is one span. */
-	buf = alloc_pages(GFP_NOIO, 1);
-	if (!buf)
-		return -ENOMEM;
-	pages[0] = buf;
-	pages[1] = nth_page(buf, 1);
-	ret = ozram_wb_read_blocks(oz, first, pages, nr);
-	if (!ret) {
-		strm = ozram_comp_stream_get(comp);
-		dst = kmap_local_page(page);
-		ret = ozram_comp_decompress(strm, page_address(buf) +
-					    offset_in_page(pos), size, dst);
-		kunmap_local(dst);
-		ozram_comp_stream_put(comp);
+	strm = ozram_comp_stream_get(comp);
+	dst = kmap_local_page(r->page);
+	ret = ozram_comp_decompress(strm, page_address(r->buf) +
+				    offset_in_page(r->pos), r->size, dst);
+	kunmap_local(dst);
+	ozram_comp_stream_put(comp);
+	return ret;
+}
+
+static struct ozram_wb_obj_read *
+ozram_wb_obj_read_alloc(struct ozram *oz, unsigned long pos, unsigned int size,
+			u32 prio, struct page *page)
+{
+	struct ozram_wb_obj_read *r;
+
+	/* Both blocks: the slot's size is checked, but never trusted. */
+	if (prio >= OZRAM_MAX_COMPS || !size || size > PAGE_SIZE)
+		return ERR_PTR(-EIO);
+	r = kmalloc(sizeof(*r), GFP_NOIO);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->buf = alloc_pages(GFP_NOIO, 1);
+	if (!r->buf) {
+		kfree(r);
+		return ERR_PTR(-ENOMEM);
 	}
-	__free_pages(buf, 1);
+	r->oz = oz;
+	r->page = page;
+	r->pos = pos;
+	r->size = size;
+	r->prio = prio;
+	return r;
+}
+
+static void ozram_wb_obj_read_free(struct ozram_wb_obj_read *r)
+{
+	__free_pages(r->buf, 1);
+	kfree(r);
+}
+
+/*
+ * The decode of a read chained to a request, in a worker: decompression
+ * may sleep, a bio's completion may not.  A failure counts in
+ * failed_reads here, since the request's own path has returned.
+ */
+static void ozram_wb_obj_read_work(struct work_struct *work)
+{
+	struct ozram_wb_obj_read *r = container_of(work,
+					struct ozram_wb_obj_read, work);
+	struct bio *parent = r->parent;
+	blk_status_t status = r->status;
+
+	if (status == BLK_STS_OK && ozram_wb_decode(r))
+		status = BLK_STS_IOERR;
+	if (status != BLK_STS_OK) {
+		atomic64_inc(&r->oz->stats.failed_reads);
+		pr_err_ratelimited("%s: a page on the backing device does not read back: %d\n",
+				   r->oz->disk->disk_name,
+				   blk_status_to_errno(status));
+		if (!parent->bi_status)
+			parent->bi_status = status;
+	}
+	bio_uninit(&r->bio);
+	ozram_wb_obj_read_free(r);
+	bio_endio(parent);
+}
+
+static void ozram_wb_obj_read_end_io(struct bio *bio)
+{
+	struct ozram_wb_obj_read *r = container_of(bio,
+					struct ozram_wb_obj_read, bio);
+
+	r->status = bio->bi_status;
+	INIT_WORK(&r->work, ozram_wb_obj_read_work);
+	queue_work(system_highpri_wq, &r->work);
+}
+
+/*
+ * Reads the object into @page for request @parent: @parent completes once
+ * the page is decoded, with an error if the read or the decode fails.
+ * Submitted from ozram's ->submit_bio, the read is issued when that
+ * returns, so that the objects of one request are read side by side.
+ */
+static void ozram_wb_read_packed_chained(struct ozram_wb_obj_read *r,
+					 struct bio *parent)
+{
+	unsigned int i, nr = ozram_wb_obj_blocks(r);
+
+	r->parent = parent;
+	bio_init(&r->bio, r->oz->bdev, r->bvecs, OZRAM_WB_READ_MAX,
+		 REQ_OP_READ);
+	r->bio.bi_iter.bi_sector = ozram_wb_first_block(r->pos) <<
+				   (PAGE_SHIFT - SECTOR_SHIFT);
+	for (i = 0; i < nr; i++)
+		__bio_add_page(&r->bio, nth_page(r->buf, i), PAGE_SIZE, 0);
+	r->bio.bi_end_io = ozram_wb_obj_read_end_io;
+	bio_inc_remaining(parent);
+	submit_bio(&r->bio);
+}
+
+int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
+			 unsigned int size, u32 prio, struct page *page,
+			 struct bio *parent)
+{
+	struct ozram_wb_obj_read *r;
+	struct page *pages[OZRAM_WB_READ_MAX];
+	int ret;
+
+	atomic64_inc(&oz->stats.bd_reads);
+	r = ozram_wb_obj_read_alloc(oz, pos, size, prio, page);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	if (parent) {
+		ozram_wb_read_packed_chained(r, parent);
+		return 0;
+	}
+	pages[0] = r->buf;
+	pages[1] = nth_page(r->buf, 1);
+	ret = ozram_wb_read_blocks(oz, ozram_wb_first_block(pos), pages,
+				   ozram_wb_obj_blocks(r));
+	if (!ret)
+		ret = ozram_wb_decode(r);
+	ozram_wb_obj_read_free(r);
 	return ret;
 }
