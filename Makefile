@@ -78,7 +78,7 @@ bench-vm: all
 	tests/vm/bench-vm --agent cpu --swap
 	tests/vm/run --mem 512 --agent cpu --timeout 1200 --script tests/vm/bench/recompress.sh
 	tests/vm/run --mem 1024 --agent cpu --timeout 1500 --script tests/vm/bench/kernel-cpu.sh
-	tests/vm/run --mem 768 --timeout 1200 --script tests/vm/bench/writeback.sh
+	tests/vm/run --mem 768 --timeout 1500 --script tests/vm/bench/writeback.sh
 
 demo: all
 	tests/vm/demo

@@ -224,6 +224,7 @@ int ozram_add(void)
 	mutex_init(&oz->wb_mutex);
 	spin_lock_init(&oz->wb_limit_lock);
 	spin_lock_init(&oz->bd_refs_lock);
+	oz->wb_compressed = true;
 	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
 		sizeof(oz->comp_names[0]));
 

@@ -19,13 +19,16 @@
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/bio.h>
+#include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/math.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <linux/zsmalloc.h>
 
 #include "ozram_comp.h"
@@ -305,46 +308,64 @@ void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 
 /* ---- reading an object back ------------------------------------------- */
 
-/*
- * A read of one object: its blocks into @buf (two contiguous pages, so
- * that an object across both is one span), then the decode into @page.
- */
+/* A read of one object: its blocks into @buf, then the decode into @page. */
 struct ozram_wb_obj_read {
 	struct work_struct work;
 	struct ozram *oz;
-	struct page *buf;
+	struct page *buf[OZRAM_WB_READ_MAX];
 	struct page *page;
 	struct bio *parent;
 	unsigned long pos;
 	unsigned int size;
+	unsigned int nr;
 	u32 prio;
 	blk_status_t status;
 	struct bio bio;
 	struct bio_vec bvecs[OZRAM_WB_READ_MAX];
 };
 
-static unsigned int ozram_wb_obj_blocks(const struct ozram_wb_obj_read *r)
-{
-	return ozram_wb_last_block(r->pos, r->size) -
-	       ozram_wb_first_block(r->pos) + 1;
-}
-
+/*
+ * Decompresses the object from the blocks read.  One that spans two
+ * blocks is first put together in the stream's buffer, so that the read
+ * needs only single pages, which GFP_NOIO allocations do not fail to get.
+ */
 static int ozram_wb_decode(struct ozram_wb_obj_read *r)
 {
 	struct ozram_comp *comp = r->oz->comps[r->prio];
+	unsigned int in = offset_in_page(r->pos);
+	unsigned int head = min_t(unsigned int, r->size, PAGE_SIZE - in);
 	struct ozram_comp_stream *strm;
-	void *dst;
+	u8 *src0, *src1 = NULL, *dst;
 	int ret;
 
 	if (!comp)
 		return -EIO;
 	strm = ozram_comp_stream_get(comp);
+	src0 = kmap_local_page(r->buf[0]);
+	if (r->nr > 1) {
+		src1 = kmap_local_page(r->buf[1]);
+		memcpy(strm->buffer, src0 + in, head);
+		memcpy(strm->buffer + head, src1, r->size - head);
+	}
 	dst = kmap_local_page(r->page);
-	ret = ozram_comp_decompress(strm, page_address(r->buf) +
-				    offset_in_page(r->pos), r->size, dst);
+	ret = ozram_comp_decompress(strm, src1 ? strm->buffer : src0 + in,
+				    r->size, dst);
 	kunmap_local(dst);
+	if (src1)
+		kunmap_local(src1);
+	kunmap_local(src0);
 	ozram_comp_stream_put(comp);
 	return ret;
+}
+
+static void ozram_wb_obj_read_free(struct ozram_wb_obj_read *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->buf[i])
+			__free_page(r->buf[i]);
+	kfree(r);
 }
 
 static struct ozram_wb_obj_read *
@@ -352,30 +373,28 @@ ozram_wb_obj_read_alloc(struct ozram *oz, unsigned long pos, unsigned int size,
 			u32 prio, struct page *page)
 {
 	struct ozram_wb_obj_read *r;
+	unsigned int i;
 
-	/* Both blocks: the slot's size is checked, but never trusted. */
-	if (prio >= OZRAM_MAX_COMPS || !size || size > PAGE_SIZE)
+	/* The slot's numbers are checked, never trusted. */
+	if (prio >= OZRAM_MAX_COMPS || !size || size >= PAGE_SIZE)
 		return ERR_PTR(-EIO);
-	r = kmalloc(sizeof(*r), GFP_NOIO);
+	r = kzalloc(sizeof(*r), GFP_NOIO);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
-	r->buf = alloc_pages(GFP_NOIO, 1);
-	if (!r->buf) {
-		kfree(r);
-		return ERR_PTR(-ENOMEM);
-	}
 	r->oz = oz;
 	r->page = page;
 	r->pos = pos;
 	r->size = size;
 	r->prio = prio;
+	r->nr = ozram_wb_last_block(pos, size) - ozram_wb_first_block(pos) + 1;
+	for (i = 0; i < r->nr; i++) {
+		r->buf[i] = alloc_page(GFP_NOIO);
+		if (!r->buf[i]) {
+			ozram_wb_obj_read_free(r);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	return r;
-}
-
-static void ozram_wb_obj_read_free(struct ozram_wb_obj_read *r)
-{
-	__free_pages(r->buf, 1);
-	kfree(r);
 }
 
 /*
@@ -424,15 +443,15 @@ static void ozram_wb_obj_read_end_io(struct bio *bio)
 static void ozram_wb_read_packed_chained(struct ozram_wb_obj_read *r,
 					 struct bio *parent)
 {
-	unsigned int i, nr = ozram_wb_obj_blocks(r);
+	unsigned int i;
 
 	r->parent = parent;
 	bio_init(&r->bio, r->oz->bdev, r->bvecs, OZRAM_WB_READ_MAX,
 		 REQ_OP_READ);
 	r->bio.bi_iter.bi_sector = ozram_wb_first_block(r->pos) <<
 				   (PAGE_SHIFT - SECTOR_SHIFT);
-	for (i = 0; i < nr; i++)
-		__bio_add_page(&r->bio, nth_page(r->buf, i), PAGE_SIZE, 0);
+	for (i = 0; i < r->nr; i++)
+		__bio_add_page(&r->bio, r->buf[i], PAGE_SIZE, 0);
 	r->bio.bi_end_io = ozram_wb_obj_read_end_io;
 	bio_inc_remaining(parent);
 	submit_bio(&r->bio);
@@ -443,7 +462,6 @@ int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
 			 struct bio *parent)
 {
 	struct ozram_wb_obj_read *r;
-	struct page *pages[OZRAM_WB_READ_MAX];
 	int ret;
 
 	atomic64_inc(&oz->stats.bd_reads);
@@ -454,10 +472,8 @@ int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
 		ozram_wb_read_packed_chained(r, parent);
 		return 0;
 	}
-	pages[0] = r->buf;
-	pages[1] = nth_page(r->buf, 1);
-	ret = ozram_wb_read_blocks(oz, ozram_wb_first_block(pos), pages,
-				   ozram_wb_obj_blocks(r));
+	ret = ozram_wb_read_blocks(oz, ozram_wb_first_block(pos), r->buf,
+				   r->nr);
 	if (!ret)
 		ret = ozram_wb_decode(r);
 	ozram_wb_obj_read_free(r);

@@ -215,23 +215,24 @@ std::string writeback_error_message(std::string_view name, std::string_view type
 }
 
 std::string writeback_summary(std::string_view name, const WritebackResult& result, bool bytes) {
-    // bd_stat counts 4 KiB blocks of the backing device: one per page in
-    // zram, fewer than the pages where compressed pages share blocks.
-    const std::uint64_t blocks = minus(result.after.writes, result.before.writes);
-    const std::uint64_t size = blocks * WRITEBACK_UNIT;
-    std::string out = std::string(name) + ": " + std::to_string(blocks) +
-                      (blocks == 1 ? " block" : " blocks") + " of 4 KiB written back (" +
+    // bd_writes counts the pages written back, in 4 KiB units; bd_count the
+    // blocks they take: one per page in zram, fewer where compressed pages
+    // share blocks (ozram's compressed_writeback).
+    const std::uint64_t pages = minus(result.after.writes, result.before.writes);
+    const std::uint64_t size = pages * WRITEBACK_UNIT;
+    std::string out = std::string(name) + ": " + std::to_string(pages) +
+                      (pages == 1 ? " page" : " pages") + " of 4 KiB written back (" +
                       (bytes ? std::to_string(size) + " bytes" : human_size(size)) + ")\n";
     auto row = [](std::string label, const BackingStat& stat) {
         return std::vector<std::string>{std::move(label), std::to_string(stat.count),
                                         std::to_string(stat.reads), std::to_string(stat.writes)};
     };
-    out += render_table({{"    bd_stat (4 KiB blocks):", "bd_count", "bd_reads", "bd_writes"},
+    out += render_table({{"    bd_stat (4 KiB units):", "bd_count", "bd_reads", "bd_writes"},
                          row("    before", result.before),
                          row("    after", result.after)});
     if (result.limit_left) {
         out += "    writeback_limit: " + std::to_string(*result.limit_left) +
-               " blocks of 4 KiB left\n";
+               " pages of 4 KiB left\n";
     }
     return out;
 }

@@ -69,18 +69,31 @@ TEST(Writeback, SummaryFromBdStatBeforeAndAfter) {
     result.before = {66, 3, 66};
     result.after = {1090, 3, 1090};
     EXPECT_EQ(writeback_summary("ozram0", result, false),
-              "ozram0: 1024 blocks of 4 KiB written back (4M)\n"
-              "    bd_stat (4 KiB blocks):  bd_count  bd_reads  bd_writes\n"
-              "    before                         66         3         66\n"
-              "    after                        1090         3       1090\n");
+              "ozram0: 1024 pages of 4 KiB written back (4M)\n"
+              "    bd_stat (4 KiB units):  bd_count  bd_reads  bd_writes\n"
+              "    before                        66         3         66\n"
+              "    after                       1090         3       1090\n");
     result.limit_left = 0;
     result.after = {67, 3, 67};
     EXPECT_EQ(writeback_summary("ozram1", result, true),
-              "ozram1: 1 block of 4 KiB written back (4096 bytes)\n"
-              "    bd_stat (4 KiB blocks):  bd_count  bd_reads  bd_writes\n"
-              "    before                         66         3         66\n"
-              "    after                          67         3         67\n"
-              "    writeback_limit: 0 blocks of 4 KiB left\n");
+              "ozram1: 1 page of 4 KiB written back (4096 bytes)\n"
+              "    bd_stat (4 KiB units):  bd_count  bd_reads  bd_writes\n"
+              "    before                        66         3         66\n"
+              "    after                         67         3         67\n"
+              "    writeback_limit: 0 pages of 4 KiB left\n");
+}
+
+// Compressed writeback: pages share blocks, so bd_count grows by less than
+// bd_writes; the count said is the pages'.
+TEST(Writeback, SummaryCountsPagesWhenTheyShareBlocks) {
+    WritebackResult result;
+    result.before = {66, 3, 66};
+    result.after = {578, 3, 1090};
+    EXPECT_EQ(writeback_summary("ozram0", result, false),
+              "ozram0: 1024 pages of 4 KiB written back (4M)\n"
+              "    bd_stat (4 KiB units):  bd_count  bd_reads  bd_writes\n"
+              "    before                        66         3         66\n"
+              "    after                        578         3       1090\n");
 }
 
 // A device's sysfs directory in a temporary tree, as zram 6.1 lays it out.
@@ -163,7 +176,7 @@ TEST_F(FakeSysfs, BdStatIsReadAroundTheRequest) {
     EXPECT_EQ(result.before, (BackingStat{2, 0, 2}));
     EXPECT_EQ(result.after, (BackingStat{514, 0, 514}));
     EXPECT_EQ(writeback_summary("ozram0", result, false).substr(0, 46),
-              "ozram0: 512 blocks of 4 KiB written back (2M)\n");
+              "ozram0: 512 pages of 4 KiB written back (2M)\n");
 }
 
 TEST_F(FakeSysfs, ARefusedWriteIsInTheResultWithBdStatAfter) {

@@ -242,13 +242,18 @@ fault_writeback() {
 	d=$R
 	pick idle idle huge huge_idle
 	type=$R
+	# Packed or a block per page: both forms end up side by side.
+	pick 1 0
+	form=$R
+	r=$(sysfs-write "$(sysdir "$d")/compressed_writeback" $form)
+	[ "$r" = OK ] || soak_fail "compressed_writeback of $(dev "$d"): $r"
 	# Idle since now: what the load does not rewrite before the pass reaches
 	# it goes to the backing device.
 	if [ $type != huge ]; then
 		r=$(sysfs-write "$(sysdir "$d")/idle" all)
 		[ "$r" = OK ] || soak_fail "idle of $(dev "$d"): $r"
 	fi
-	FAULT_NOTE="$(dev "$d") $type"
+	FAULT_NOTE="$(dev "$d") $type, compressed_writeback $form"
 	r=$(sysfs-write "$(sysdir "$d")/writeback" $type)
 	case $r in
 	OK) ;;

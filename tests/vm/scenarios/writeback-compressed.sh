@@ -67,14 +67,14 @@ L=$(losetup -f) || fail "no free loop device"
 losetup $L /tmp/backing.img || fail "losetup $L failed"
 
 step "compressed_writeback: a boolean, zram's EINVAL otherwise"
-check_eq "$(cat $S/compressed_writeback)" 0 "compressed_writeback by default"
+check_eq "$(cat $S/compressed_writeback)" 1 "compressed_writeback by default"
 expect_errno EINVAL sysfs-write $S/compressed_writeback x
 expect_errno EINVAL sysfs-write $S/compressed_writeback 2
 expect_errno EINVAL sysfs-write $S/compressed_writeback ""
-sysfs_set $S/compressed_writeback 1
-check_eq "$(cat $S/compressed_writeback)" 1 "compressed_writeback once set"
 sysfs_set $S/compressed_writeback off
 check_eq "$(cat $S/compressed_writeback)" 0 "compressed_writeback once off"
+sysfs_set $S/compressed_writeback y
+check_eq "$(cat $S/compressed_writeback)" 1 "compressed_writeback once on"
 
 step "idle pages are packed: the blocks hold the compressed bytes"
 setup "$L"
@@ -199,6 +199,44 @@ dmsetup suspend ozcwb && dmsetup load ozcwb --table "0 $sectors linear $L 0" &&
 verify "the device back"
 dev_reset 0
 dmsetup remove ozcwb || fail "the dm device is still held after reset"
+
+step "pages rewritten while a pass packs them keep the new content"
+setup "$L"
+pagegen --pages 1024 --kind text --seed 153 >/tmp/new.bin
+sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
+wb=$!
+dd if=/tmp/new.bin of=$D bs=4096 oflag=direct 2>/dev/null || fail "rewrite failed"
+dd if=$D of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null || fail "read during writeback failed"
+wait $wb
+check_eq "$(tail -n 1 /tmp/wb.out)" OK "writeback racing the rewrite"
+dd if=/tmp/new.bin of=/tmp/data.bin bs=4096 conv=notrunc 2>/dev/null
+ring_settle 0
+verify "after rewrites racing writeback"
+check_cmp "$(wb_pages)" -gt 0 "pages on the backing device"
+# The objects dropped for their rewritten pages left no block behind.
+blkdiscard $D || fail "discard of the whole device failed"
+check_eq "$(bd 1)" 0 "blocks once every page is discarded"
+dev_reset 0
+cp /tmp/orig.bin /tmp/data.bin
+
+step "reads are served from memory while their objects are being written back"
+load_module dm_delay
+dmsetup create ozcslow --table "0 $((40 * 2048)) delay $L 0 0 $L 0 10000" ||
+	fail "dmsetup create failed"
+M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozcslow | tr -d ' ')
+setup "$M"
+sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
+wb=$!
+sleep 1
+verify "while the writeback waits for the backing device"
+kill -0 $wb 2>/dev/null || fail "the writeback ended before the reads: the check proves nothing"
+note "ok: every page read while the writeback was still in flight"
+wait $wb
+check_eq "$(tail -n 1 /tmp/wb.out)" OK "the slow writeback"
+check_cmp "$(bd 1)" -gt 0 "blocks on the slow device"
+verify "after the slow writeback"
+dev_reset 0
+dmsetup remove ozcslow || fail "the dm device is still held after reset"
 
 step "ext4 written back packed, unmounted and mounted again reads back"
 sysfs_set $S/backing_dev "$L"
