@@ -231,8 +231,8 @@ std::string writeback_summary(std::string_view name, const WritebackResult& resu
                          row("    before", result.before),
                          row("    after", result.after)});
     if (result.limit_left) {
-        out += "    writeback_limit: " + std::to_string(*result.limit_left) +
-               " pages of 4 KiB left\n";
+        out +=
+            "    writeback_limit: " + std::to_string(*result.limit_left) + " pages of 4 KiB left\n";
     }
     return out;
 }

@@ -85,11 +85,15 @@ void add_backing(Exposition& out, const std::vector<StatsRecord>& devices) {
     };
     static constexpr Family FAMILIES[] = {
         {"ozram_backing_pages", ozram::metrics::Type::gauge,
-         "4 KiB blocks held on the backing device (bd_stat bd_count).", &BackingStat::count},
+         "4 KiB blocks held on the backing device (bd_stat bd_count); fewer than the "
+         "pages on it where compressed pages share blocks.",
+         &BackingStat::count},
         {"ozram_backing_reads_total", ozram::metrics::Type::counter,
-         "4 KiB blocks read from the backing device (bd_stat bd_reads).", &BackingStat::reads},
+         "Pages read from the backing device, in 4 KiB units (bd_stat bd_reads).",
+         &BackingStat::reads},
         {"ozram_backing_writes_total", ozram::metrics::Type::counter,
-         "4 KiB blocks written to the backing device (bd_stat bd_writes).", &BackingStat::writes},
+         "Pages written to the backing device, in 4 KiB units (bd_stat bd_writes).",
+         &BackingStat::writes},
     };
     if (std::ranges::none_of(devices, [](const StatsRecord& d) { return d.backing.has_value(); })) {
         return;

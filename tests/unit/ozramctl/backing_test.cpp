@@ -175,7 +175,7 @@ TEST_F(FakeSysfs, BdStatIsReadAroundTheRequest) {
     EXPECT_EQ(result.error, 0);
     EXPECT_EQ(result.before, (BackingStat{2, 0, 2}));
     EXPECT_EQ(result.after, (BackingStat{514, 0, 514}));
-    EXPECT_EQ(writeback_summary("ozram0", result, false).substr(0, 46),
+    EXPECT_EQ(writeback_summary("ozram0", result, false).substr(0, 45),
               "ozram0: 512 pages of 4 KiB written back (2M)\n");
 }
 
