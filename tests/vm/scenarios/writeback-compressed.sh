@@ -7,8 +7,10 @@
 # block is freed when the last object in it is; recompressed (zstd)
 # objects decode with their own algorithm; a failed write, the writeback
 # limit, a full device and reset lose nothing; the two forms live side by
-# side.  The backing device is a loop device on a file in the guest's
-# tmpfs, or a device-mapper device over it switched to the error target.
+# side; rewrites racing a pass leave no block behind.  The backing device
+# is a loop device on a file in the guest's tmpfs, or a device-mapper
+# device over it switched to the error target.  writeback.sh runs its
+# slow-device and ext4 steps in both forms.
 
 S=$(sysdir 0)
 D=$(dev 0)
@@ -219,42 +221,4 @@ check_eq "$(bd 1)" 0 "blocks once every page is discarded"
 dev_reset 0
 cp /tmp/orig.bin /tmp/data.bin
 
-step "reads are served from memory while their objects are being written back"
-load_module dm_delay
-dmsetup create ozcslow --table "0 $((40 * 2048)) delay $L 0 0 $L 0 10000" ||
-	fail "dmsetup create failed"
-M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozcslow | tr -d ' ')
-setup "$M"
-sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
-wb=$!
-sleep 1
-verify "while the writeback waits for the backing device"
-kill -0 $wb 2>/dev/null || fail "the writeback ended before the reads: the check proves nothing"
-note "ok: every page read while the writeback was still in flight"
-wait $wb
-check_eq "$(tail -n 1 /tmp/wb.out)" OK "the slow writeback"
-check_cmp "$(bd 1)" -gt 0 "blocks on the slow device"
-verify "after the slow writeback"
-dev_reset 0
-dmsetup remove ozcslow || fail "the dm device is still held after reset"
-
-step "ext4 written back packed, unmounted and mounted again reads back"
-sysfs_set $S/backing_dev "$L"
-sysfs_set $S/compressed_writeback 1
-dev_setup 0 64M
-mke2fs -q -F -b 4096 -t ext4 $D || fail "mke2fs failed"
-mkdir -p /mnt/fs
-mount -t ext4 $D /mnt/fs || fail "mount failed"
-cp /tmp/orig.bin /mnt/fs/data.bin
-umount /mnt/fs
-ring_settle 0
-sysfs_set $S/idle all
-expect_errno OK sysfs-write $S/writeback idle
-check_cmp "$(bd 3)" -gt $((TEXT + RAND)) "pages on the backing device"
-echo 3 >/proc/sys/vm/drop_caches
-e2fsck -f -n $D >/tmp/fsck.out 2>&1 || fail "e2fsck: $(tail -n 3 /tmp/fsck.out)"
-mount -t ext4 $D /mnt/fs || fail "mount after writeback failed"
-check_eq "$(md5 /mnt/fs/data.bin)" "$(md5 /tmp/orig.bin)" "md5 of the file after writeback and a remount"
-umount /mnt/fs
-dev_reset 0
 losetup -d $L

@@ -7,7 +7,8 @@
 # reads back after writeback, after overwrites and discards, after a
 # failed write, and in an ext4 file system mounted again after writeback;
 # reset releases the backing device.  ozram writes a block per page here,
-# as zram does (compressed_writeback=0).  With the agent
+# as zram does (compressed_writeback=0), but for the slow-device and ext4
+# steps, which it runs in both forms.  With the agent
 # (--agent cpu), pages staged for it are never written back.  On ozram,
 # pages being written back to a slow device (dm-delay) read meanwhile.
 # Runs unchanged on stock zram (DEV=zram), except for ozram's own counter
@@ -245,9 +246,16 @@ verify "after writing back again"
 dev_reset 0
 dmsetup remove ozwb || fail "the dm device is still held after reset"
 
+# The last two steps in each of ozram's forms: a block per page, then
+# compressed objects packed into blocks (compressed_writeback=1).
+FORMS=0
+[ "$DEV" = zram ] || FORMS="0 1"
+
 # zram 6.1 writes one page at a time, 10 s each here: ozram only.
-if [ "$DEV" = ozram ]; then
-	step "reads are served from memory while their pages are being written back"
+for form in $FORMS; do
+	[ "$DEV" = ozram ] || break
+	step "reads are served from memory while their pages are being written back (compressed_writeback=$form)"
+	sysfs_set $S/compressed_writeback $form
 	# Every write to the backing device takes 10 s; reads go straight through.
 	dmsetup create ozslow --table "0 $sectors delay $L 0 0 $L 0 10000" ||
 		fail "dmsetup create failed"
@@ -265,30 +273,39 @@ if [ "$DEV" = ozram ]; then
 	wait $wb
 	check_eq "$(tail -n 1 /tmp/wb.out)" OK "the slow writeback"
 	# The reads cleared the idle marks of the pages still waiting their turn.
-	check_cmp "$(bd 1)" -gt 0 "pages on the slow device"
+	check_cmp "$(bd 3)" -gt 0 "pages on the slow device"
 	verify "after the slow writeback"
 	dev_reset 0
 	dmsetup remove ozslow || fail "the dm device is still held after reset"
-fi
+done
 
-step "ext4 written back, unmounted and mounted again reads back"
-sysfs_set $S/backing_dev "$L"
-dev_setup 0 64M
-mke2fs -q -F -b 4096 -t ext4 $D || fail "mke2fs failed"
-mkdir -p /mnt/fs
-mount -t ext4 $D /mnt/fs || fail "mount failed"
-cp /tmp/orig.bin /mnt/fs/data.bin
-umount /mnt/fs
-ring_settle 0
-sysfs_set $S/idle all
-expect_errno OK sysfs-write $S/writeback idle
-check_cmp "$(bd 1)" -gt $((TEXT + RAND)) "blocks on the backing device"
-echo 3 >/proc/sys/vm/drop_caches
-e2fsck -f -n $D >/tmp/fsck.out 2>&1 || fail "e2fsck: $(tail -n 3 /tmp/fsck.out)"
-mount -t ext4 $D /mnt/fs || fail "mount after writeback failed"
-check_eq "$(md5 /mnt/fs/data.bin)" "$(md5 /tmp/orig.bin)" "md5 of the file after writeback and a remount"
-umount /mnt/fs
-dev_reset 0
+for form in $FORMS; do
+	step "ext4 written back, unmounted and mounted again reads back"
+	if [ "$DEV" = ozram ]; then
+		note "compressed_writeback=$form"
+		sysfs_set $S/compressed_writeback $form
+	fi
+	sysfs_set $S/backing_dev "$L"
+	dev_setup 0 64M
+	mke2fs -q -F -b 4096 -t ext4 $D || fail "mke2fs failed"
+	mkdir -p /mnt/fs
+	mount -t ext4 $D /mnt/fs || fail "mount failed"
+	cp /tmp/orig.bin /mnt/fs/data.bin
+	umount /mnt/fs
+	ring_settle 0
+	sysfs_set $S/idle all
+	expect_errno OK sysfs-write $S/writeback idle
+	check_cmp "$(bd 3)" -gt $((TEXT + RAND)) "pages written to the backing device"
+	echo 3 >/proc/sys/vm/drop_caches
+	e2fsck -f -n $D >/tmp/fsck.out 2>&1 || fail "e2fsck: $(tail -n 3 /tmp/fsck.out)"
+	mount -t ext4 $D /mnt/fs || fail "mount after writeback failed"
+	check_eq "$(md5 /mnt/fs/data.bin)" "$(md5 /tmp/orig.bin)" "md5 of the file after writeback and a remount"
+	umount /mnt/fs
+	dev_reset 0
+done
+if [ "$DEV" = ozram ]; then
+	sysfs_set $S/compressed_writeback 0
+fi
 
 if [ "${AGENT:-none}" = cpu ] && [ "$DEV" = ozram ]; then
 	step "pages staged for a stopped agent are never written back"
