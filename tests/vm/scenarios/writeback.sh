@@ -308,36 +308,41 @@ if [ "$DEV" = ozram ]; then
 fi
 
 if [ "${AGENT:-none}" = cpu ] && [ "$DEV" = ozram ]; then
-	step "pages staged for a stopped agent are never written back"
-	T=/sys/module/ozram/parameters/ring_timeout_ms
-	timeout=$(cat $T)
-	# Long enough that the module does not take the pages back meanwhile.
-	echo 600000 >$T
-	sysfs_set $S/backing_dev "$L"
-	dev_setup 0 64M
-	dd if=/tmp/data.bin of=$D bs=1M count=8 oflag=direct 2>/dev/null || fail "write failed"
-	ring_settle 0
-	sysfs_set $S/idle all
-	kill -STOP "$(agent_pid)"
-	dd if=/tmp/data.bin of=$D bs=4096 count=64 seek=2048 skip=2048 oflag=direct 2>/dev/null ||
-		fail "write failed"
-	staged=$(backend_field staged)
-	check_cmp "$staged" -gt 0 "pages staged while the agent is stopped"
-	sysfs_set $S/idle all
-	expect_errno OK sysfs-write $S/writeback idle
-	check_eq "$(backend_field staged)" "$staged" "pages still staged after writeback"
-	# Pages the full ring did not take were compressed in the kernel.
-	check_eq "$(bd 1)" $((2048 + 64 - staged)) "bd_count: the stored pages only"
-	kill -CONT "$(agent_pid)"
-	ring_settle 0
-	echo "$timeout" >$T
-	sysfs_set $S/idle all
-	expect_errno OK sysfs-write $S/writeback idle
-	check_eq "$(bd 1)" $((2048 + 64)) "bd_count once the agent stored them"
-	dd if=$D of=/tmp/back.bin bs=4096 count=$((2048 + 64)) iflag=direct 2>/dev/null ||
-		fail "read failed"
-	dd if=/tmp/data.bin of=/tmp/want.bin bs=4096 count=$((2048 + 64)) 2>/dev/null
-	check_eq "$(md5 /tmp/back.bin)" "$(md5 /tmp/want.bin)" "md5 of the pages read back"
-	dev_reset 0
+	for form in 0 1; do
+		step "pages staged for a stopped agent are never written back (compressed_writeback=$form)"
+		sysfs_set $S/compressed_writeback $form
+		T=/sys/module/ozram/parameters/ring_timeout_ms
+		timeout=$(cat $T)
+		# Long enough that the module does not take the pages back meanwhile.
+		echo 600000 >$T
+		sysfs_set $S/backing_dev "$L"
+		dev_setup 0 64M
+		dd if=/tmp/data.bin of=$D bs=1M count=8 oflag=direct 2>/dev/null || fail "write failed"
+		ring_settle 0
+		sysfs_set $S/idle all
+		kill -STOP "$(agent_pid)"
+		dd if=/tmp/data.bin of=$D bs=4096 count=64 seek=2048 skip=2048 oflag=direct 2>/dev/null ||
+			fail "write failed"
+		staged=$(backend_field staged)
+		check_cmp "$staged" -gt 0 "pages staged while the agent is stopped"
+		sysfs_set $S/idle all
+		expect_errno OK sysfs-write $S/writeback idle
+		check_eq "$(backend_field staged)" "$staged" "pages still staged after writeback"
+		# Pages the full ring did not take were compressed in the kernel.
+		check_eq "$(bd 3)" $((2048 + 64 - staged)) "bd_writes: the stored pages only"
+		kill -CONT "$(agent_pid)"
+		ring_settle 0
+		echo "$timeout" >$T
+		sysfs_set $S/idle all
+		expect_errno OK sysfs-write $S/writeback idle
+		check_eq "$(bd 3)" $((2048 + 64)) "bd_writes once the agent stored them"
+		check_eq "$(wb_pages)" $((2048 + 64)) "pages marked w"
+		dd if=$D of=/tmp/back.bin bs=4096 count=$((2048 + 64)) iflag=direct 2>/dev/null ||
+			fail "read failed"
+		dd if=/tmp/data.bin of=/tmp/want.bin bs=4096 count=$((2048 + 64)) 2>/dev/null
+		check_eq "$(md5 /tmp/back.bin)" "$(md5 /tmp/want.bin)" "md5 of the pages read back"
+		dev_reset 0
+	done
+	sysfs_set $S/compressed_writeback 0
 fi
 losetup -d $L
