@@ -130,6 +130,14 @@ WritebackResult run_writeback(const fs::path& dir, std::string_view name,
                                        ": no backing device (write a block device to "
                                        "backing_dev before disksize)");
     }
+    if (request.compressed) {
+        if (!fs::exists(dir / "compressed_writeback")) {
+            throw ozram::Error(EOPNOTSUPP, std::string(name) +
+                                               ": no compressed_writeback (zram 6.1 writes "
+                                               "each page to a block of its own)");
+        }
+        set_attribute(dir / "compressed_writeback", *request.compressed ? "1" : "0");
+    }
     if (request.limit_bytes) {
         // zram's order: the budget, then the switch that makes it count.
         set_attribute(dir / "writeback_limit",

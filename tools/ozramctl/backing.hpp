@@ -42,6 +42,7 @@ bool is_writeback_type(std::string_view type);
 struct WritebackRequest {
     std::optional<std::string> type;           // what to write back
     std::optional<std::uint64_t> limit_bytes;  // --limit: the budget to set first
+    std::optional<bool> compressed;            // --compressed: compressed_writeback to set first
 };
 
 // The budget in zram's writeback_limit unit: whole 4 KiB pages, rounded down.

@@ -94,6 +94,12 @@ class Parser {
                                             std::to_string(limit));
             }
             line_.writeback.limit_bytes = limit;
+        } else if (name == "--compressed") {
+            const std::string_view value = arguments_.value();
+            if (value != "yes" && value != "no") {
+                throw ozram::cli::bad_value(name, "yes or no", std::string(value));
+            }
+            line_.writeback.compressed = value == "yes";
         } else if (name == "--threshold") {
             line_.recompress.threshold = parse_size_option(name, arguments_.value());
         } else if (name == "--max-pages") {
@@ -217,6 +223,9 @@ class Parser {
                                          : r.max_pages ? "--max-pages"
                                                        : "--algo") +
                              where);
+        }
+        if (sub != Subcommand::writeback && line_.writeback.compressed) {
+            throw UsageError("--compressed" + where);
         }
         if (sub != Subcommand::writeback && line_.writeback.limit_bytes) {
             throw UsageError("--limit" + where);
@@ -350,7 +359,8 @@ std::string usage_text(Subcommand subcommand) {
                    "  --algo NAME        only this recompression algorithm\n"
                    "  -b, --bytes        sizes in bytes\n";
         case Subcommand::writeback:
-            return "Usage: ozramctl writeback --type TYPE [--limit SIZE] [-b] [DEV]\n"
+            return "Usage: ozramctl writeback --type TYPE [--limit SIZE] [--compressed yes|no]\n"
+                   "                          [-b] [DEV]\n"
                    "Write pages of DEV, or of every initialized device that has one, to its\n"
                    "backing device (backing_dev, set before disksize) through zram's writeback\n"
                    "file, and print what was written back with bd_stat before and after\n"
@@ -362,6 +372,11 @@ std::string usage_text(Subcommand subcommand) {
                    "  --limit SIZE    first set writeback_limit to SIZE (K, M, G or T; in\n"
                    "                  4 KiB units, rounded down) and writeback_limit_enable\n"
                    "                  to 1; the budget then shrinks with every page written\n"
+                   "  --compressed yes|no\n"
+                   "                  first set compressed_writeback (ozram's, not zram's):\n"
+                   "                  yes packs the compressed pages into blocks, no writes\n"
+                   "                  each page to a block of its own, as zram does; kept\n"
+                   "                  for later writebacks\n"
                    "  -b, --bytes     sizes in bytes\n";
         case Subcommand::none:
             break;
@@ -382,7 +397,7 @@ std::string usage_text(Subcommand subcommand) {
            "                          metrics for node_exporter's textfile collector\n"
            "  recompress [--type TYPE] [--threshold SIZE] [--max-pages N] [--algo NAME] [DEV]\n"
            "                          recompress stored pages with recomp_algorithm's\n"
-           "  writeback --type TYPE [--limit SIZE] [DEV]\n"
+           "  writeback --type TYPE [--limit SIZE] [--compressed yes|no] [DEV]\n"
            "                          write pages to the backing device (bd_stat)\n"
            "\n"
            "Options:\n"

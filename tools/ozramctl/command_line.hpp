@@ -46,7 +46,7 @@ struct CommandLine {
     // recompress
     RecompressRequest recompress;  // --type, --threshold, --max-pages, --algo
     // writeback
-    WritebackRequest writeback;  // --type, --limit
+    WritebackRequest writeback;  // --type, --limit, --compressed
 };
 
 // "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.

@@ -152,6 +152,27 @@ TEST_F(FakeSysfs, SetsTheLimitInPagesAndEnablesIt) {
     EXPECT_EQ(result.limit_left, 102400U);
 }
 
+// --compressed: ozram's compressed_writeback is set before the request; a
+// zram 6.1 directory has no such file, and nothing is written then.
+TEST_F(FakeSysfs, SetsCompressedWritebackWhereTheFileIs) {
+    write("compressed_writeback", "1\n");
+    EXPECT_EQ(run_writeback(dir_, "ozram0", {.type = "idle", .compressed = false}).error, 0);
+    EXPECT_EQ(read("compressed_writeback"), "0");
+    EXPECT_EQ(read("writeback"), "idle");
+    EXPECT_EQ(run_writeback(dir_, "ozram0", {.type = "huge", .compressed = true}).error, 0);
+    EXPECT_EQ(read("compressed_writeback"), "1");
+    fs::remove(dir_ / "compressed_writeback");
+    write("writeback", "");
+    try {
+        run_writeback(dir_, "ozram0", {.type = "idle", .compressed = true});
+        ADD_FAILURE() << "no error without compressed_writeback";
+    } catch (const ozram::Error& error) {
+        EXPECT_EQ(error.code().value(), EOPNOTSUPP);
+        EXPECT_NE(std::string(error.what()).find("no compressed_writeback"), std::string::npos);
+    }
+    EXPECT_EQ(read("writeback"), "");
+}
+
 // The kernel's side played by a thread: writeback and bd_stat are FIFOs, so
 // that each read and write of ozramctl waits for the thread.  It answers
 // the first read of bd_stat, takes the request, then answers the second

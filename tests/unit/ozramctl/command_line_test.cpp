@@ -63,6 +63,10 @@ TEST(CommandLine, Writeback) {
     }
     EXPECT_FALSE(parse({"writeback", "--type=idle"}).writeback.limit_bytes);
     EXPECT_TRUE(parse({"writeback", "-b", "--type=idle"}).bytes);
+    EXPECT_FALSE(parse({"writeback", "--type=idle"}).writeback.compressed);
+    EXPECT_EQ(parse({"writeback", "--type=idle", "--compressed", "yes"}).writeback.compressed,
+              true);
+    EXPECT_EQ(parse({"writeback", "--type=idle", "--compressed=no"}).writeback.compressed, false);
 }
 
 TEST(CommandLine, WritebackUsageErrors) {
@@ -75,6 +79,9 @@ TEST(CommandLine, WritebackUsageErrors) {
     EXPECT_THROW(parse({"writeback", "--type", "idle", "-j"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"recompress", "--type", "incompressible"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"recompress", "--limit", "1M"}), ozram::cli::UsageError);
+    EXPECT_THROW(parse({"writeback", "--type", "idle", "--compressed", "1"}),
+                 ozram::cli::UsageError);
+    EXPECT_THROW(parse({"stats", "--compressed", "yes"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"stats", "--type", "idle"}), ozram::cli::UsageError);
     EXPECT_TRUE(parse({"writeback", "--help"}).help);
 }

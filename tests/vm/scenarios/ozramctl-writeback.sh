@@ -4,7 +4,9 @@
 # follows: a missing backing device and an uninitialized device said in
 # words, huge and idle pages written back with bd_stat before and after,
 # --limit in 4 KiB units stopping the writeback with zram's EIO, a type the
-# kernel does not know refused, and every byte read back afterwards.
+# kernel does not know refused, --compressed setting ozram's
+# compressed_writeback (and said to be missing on zram), and every byte read
+# back afterwards.
 # The backing device is a second zram device.  Where the module under test
 # has no writeback file yet, the checks run against stock zram (Debian's
 # 6.1, CONFIG_ZRAM_WRITEBACK=y): a tmpfs over /sys/block links ozram0 to
@@ -101,6 +103,21 @@ else
 	check_eq "$(cat /tmp/incomp.err)" \
 		"ozramctl: ozram0: writeback 'incompressible' refused: the device is not initialized, or the module does not know this type (incompressible needs zram 6.2's ABI)" \
 		"message"
+fi
+
+step "--compressed: the module's compressed_writeback set first; said where there is none"
+if [ -e $S/compressed_writeback ]; then
+	check_eq "$(run_ctl cwno writeback --type huge --limit 1G --compressed no 0)" 0 "exit status"
+	check_eq "$(cat $S/compressed_writeback)" 0 "compressed_writeback after --compressed no"
+	check_eq "$(run_ctl cwyes writeback --type huge --limit 1G --compressed yes 0)" 0 "exit status"
+	check_eq "$(cat $S/compressed_writeback)" 1 "compressed_writeback after --compressed yes"
+else
+	before=$(bd 3)
+	check_eq "$(run_ctl cwyes writeback --type idle --compressed yes 0)" 1 "exit status"
+	check_eq "$(cat /tmp/cwyes.err)" \
+		"ozramctl: ozram0: no compressed_writeback (zram 6.1 writes each page to a block of its own)" \
+		"message"
+	check_eq "$(bd 3)" "$before" "nothing written back"
 fi
 
 step "without DEV: every initialized device with a backing device; the rest of the idle pages"
