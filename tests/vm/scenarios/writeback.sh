@@ -296,6 +296,9 @@ for form in $FORMS; do
 	sysfs_set $S/idle all
 	expect_errno OK sysfs-write $S/writeback idle
 	check_cmp "$(bd 3)" -gt $((TEXT + RAND)) "pages written to the backing device"
+	if [ "$form" = 0 ]; then
+		check_cmp "$(bd 1)" -gt $((TEXT + RAND)) "blocks on the backing device"
+	fi
 	echo 3 >/proc/sys/vm/drop_caches
 	e2fsck -f -n $D >/tmp/fsck.out 2>&1 || fail "e2fsck: $(tail -n 3 /tmp/fsck.out)"
 	mount -t ext4 $D /mnt/fs || fail "mount after writeback failed"
@@ -330,12 +333,18 @@ if [ "${AGENT:-none}" = cpu ] && [ "$DEV" = ozram ]; then
 		check_eq "$(backend_field staged)" "$staged" "pages still staged after writeback"
 		# Pages the full ring did not take were compressed in the kernel.
 		check_eq "$(bd 3)" $((2048 + 64 - staged)) "bd_writes: the stored pages only"
+		if [ $form = 0 ]; then
+			check_eq "$(bd 1)" $((2048 + 64 - staged)) "bd_count: the stored pages only"
+		fi
 		kill -CONT "$(agent_pid)"
 		ring_settle 0
 		echo "$timeout" >$T
 		sysfs_set $S/idle all
 		expect_errno OK sysfs-write $S/writeback idle
 		check_eq "$(bd 3)" $((2048 + 64)) "bd_writes once the agent stored them"
+		if [ $form = 0 ]; then
+			check_eq "$(bd 1)" $((2048 + 64)) "bd_count once the agent stored them"
+		fi
 		check_eq "$(wb_pages)" $((2048 + 64)) "pages marked w"
 		dd if=$D of=/tmp/back.bin bs=4096 count=$((2048 + 64)) iflag=direct 2>/dev/null ||
 			fail "read failed"
