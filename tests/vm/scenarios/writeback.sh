@@ -273,7 +273,8 @@ for form in $FORMS; do
 	wait $wb
 	check_eq "$(tail -n 1 /tmp/wb.out)" OK "the slow writeback"
 	# The reads cleared the idle marks of the pages still waiting their turn.
-	check_cmp "$(bd 3)" -gt 0 "pages on the slow device"
+	check_cmp "$(bd 1)" -gt 0 "pages on the slow device"
+	check_cmp "$(bd 3)" -gt 0 "pages written to the slow device"
 	verify "after the slow writeback"
 	dev_reset 0
 	dmsetup remove ozslow || fail "the dm device is still held after reset"
