@@ -595,23 +595,21 @@ static bool ozram_wb_take_budget(struct ozram *oz)
 }
 
 /*
- * The size of the compressed object the pass would pack for slot @index,
- * or 0 when the slot is no candidate or its page goes to a block of its
- * own (a raw page gains nothing from packing, and its own block reads back
- * in one I/O).
+ * What the pass does with slot @index, looked at once under its lock:
+ * -1 when it is no candidate, 0 when its page goes to a block of its own
+ * (without packing, or a raw page, which gains nothing from it and reads
+ * back in one I/O without a decode), otherwise the size of the compressed
+ * object to pack.  The pick looks again, since the lock is dropped between.
  */
-static unsigned int ozram_wb_packed_size(struct ozram_wb_ctl *ctl, u32 index,
-					 bool packing)
+static int ozram_wb_classify(struct ozram_wb_ctl *ctl, u32 index, bool packing)
 {
 	struct ozram *oz = ctl->oz;
-	unsigned int size = 0;
+	int size = -1;
 
-	if (!packing)
-		return 0;
 	ozram_slot_lock(oz, index);
-	if (ozram_wb_candidate(oz, index, ctl->mode) &&
-	    !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE))
-		size = ozram_get_obj_size(oz, index);
+	if (ozram_wb_candidate(oz, index, ctl->mode))
+		size = packing && !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE) ?
+		       ozram_get_obj_size(oz, index) : 0;
 	ozram_slot_unlock(oz, index);
 	return size;
 }
@@ -678,8 +676,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 		return ret;
 
 	for (; count; index++, count--) {
-		unsigned int size;
-		int picked;
+		int size, picked;
 
 		if (!ozram_wb_take_budget(oz)) {
 			/*
@@ -696,8 +693,10 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 				break;
 			}
 		}
-		size = ozram_wb_packed_size(&ctl, index, packing);
-		if (size)
+		size = ozram_wb_classify(&ctl, index, packing);
+		if (size < 0)
+			picked = 0;
+		else if (size)
 			picked = ozram_wb_pick_packed(&ctl, index, size);
 		else
 			picked = ozram_wb_pick_raw(&ctl, index);
