@@ -143,6 +143,8 @@ void ozram_reset_device(struct ozram *oz)
 	 * it waits for completions, which need the ring's lock.
 	 */
 	down_write(&oz->init_lock);
+	/* The worker never waits for init_lock, so it cannot hold this up. */
+	ozram_park_stop(oz);
 	ozram_ring_lock_devices();
 	oz->limit_pages = 0;
 	set_capacity_and_notify(oz->disk, 0);
@@ -224,6 +226,7 @@ int ozram_add(void)
 	mutex_init(&oz->wb_mutex);
 	spin_lock_init(&oz->wb_limit_lock);
 	spin_lock_init(&oz->bd_refs_lock);
+	ozram_park_init(oz);
 	oz->wb_compressed = true;
 	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
 		sizeof(oz->comp_names[0]));
@@ -382,9 +385,12 @@ static int __init ozram_init(void)
 		return ret;
 	ozram_debugfs_init();
 
-	ret = ozram_ring_init();
+	ret = ozram_park_wq_create();
 	if (ret)
 		goto out_comp;
+	ret = ozram_ring_init();
+	if (ret)
+		goto out_park;
 
 	ozram_major = register_blkdev(0, ozram_name);
 	if (ozram_major <= 0) {
@@ -424,6 +430,8 @@ out_blkdev:
 	unregister_blkdev(ozram_major, ozram_name);
 out_ring:
 	ozram_ring_exit();
+out_park:
+	ozram_park_wq_destroy();
 out_comp:
 	ozram_debugfs_exit();
 	ozram_comp_exit();
@@ -437,6 +445,7 @@ static void __exit ozram_exit(void)
 	ozram_destroy_devices();
 	unregister_blkdev(ozram_major, ozram_name);
 	ozram_ring_exit();
+	ozram_park_wq_destroy();
 	ozram_debugfs_exit();
 	ozram_comp_exit();
 }

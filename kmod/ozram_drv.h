@@ -8,10 +8,12 @@
 
 #include <linux/atomic.h>
 #include <linux/blkdev.h>
+#include <linux/kfifo.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "ozram_comp.h"
 #include "ozram_stat.h"
@@ -84,6 +86,18 @@ struct ozram {
 	spinlock_t wb_limit_lock;
 	bool wb_limit_enable;
 	u64 bd_wb_limit;
+	/*
+	 * Deferred pages (ozram_io_park.c): the slots written raw while the
+	 * agent could not take them, in the order written.  Writers add
+	 * under park_lock; park_work alone takes them off.  The queue
+	 * exists while the device is initialised, and may hold slots that
+	 * were rewritten since.
+	 */
+	DECLARE_KFIFO_PTR(park_fifo, u32);
+	spinlock_t park_lock;		/* serialises adding to park_fifo */
+	struct delayed_work park_work;
+	/* When park_work found the agent not taking pages; 0 if it does. */
+	unsigned long park_waiting_since;
 };
 
 static inline bool ozram_init_done(struct ozram *oz)

@@ -78,7 +78,9 @@ static int ozram_genl_put_stats(struct sk_buff *skb,
 	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages) ||
 	    put_u64(skb, OZRAM_ATTR_PAGES_RECOMPRESSED, s->recompressed_pages) ||
-	    put_u64(skb, OZRAM_ATTR_RECOMPRESS_SAVED, s->recompress_saved))
+	    put_u64(skb, OZRAM_ATTR_RECOMPRESS_SAVED, s->recompress_saved) ||
+	    put_u64(skb, OZRAM_ATTR_PAGES_PARKED, s->parked_pages) ||
+	    put_u64(skb, OZRAM_ATTR_PARKED_TOTAL, s->parked_total))
 		return -EMSGSIZE;
 	return ozram_genl_put_ring(skb, s->ring);
 }

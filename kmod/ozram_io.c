@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ozram data path: the pages of a device.  With ozram_io_recomp.c,
- * ozram_io_idle.c and ozram_io_wb.c it is the only code that writes a
- * device's slot table.
+ * ozram_io_idle.c, ozram_io_park.c, ozram_io_wb.c and ozram_io_wb_packed.c
+ * it is the only code that writes a device's slot table.
  *
  * A slot holds nothing (reads as zeroes), a repeated word, a page staged
  * for the agent, a block of the backing device (ozram_io_wb.c), or a
- * zsmalloc object that is either LZ4 data or, when LZ4 does not save
- * enough, the raw page.
+ * zsmalloc object that is either compressed data or the raw page: stored
+ * raw because compression does not save enough, or parked until the agent
+ * takes it (ozram_io_park.c).
  *
  * Writes go through three steps (Documentation/kmod.md, "The write path"):
  * ozram_write_page() catches same-filled pages, ozram_store_page() chooses
@@ -72,6 +73,12 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	if (!slot->handle)
 		return;
 
+	if (ozram_test_flag(oz, index, OZRAM_SLOT_PARKED)) {
+		ozram_clear_flag(oz, index, OZRAM_SLOT_PARKED);
+		ozram_park_forget(oz);
+		goto free_object;
+	}
+
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_HUGE)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_HUGE);
 		atomic64_dec(&st->huge_pages);
@@ -84,7 +91,7 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU);
 	ozram_clear_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
 	ozram_set_priority(oz, index, OZRAM_PRIMARY_COMP);
-
+free_object:
 	zs_free(oz->mem_pool, slot->handle);
 	atomic64_sub(ozram_get_obj_size(oz, index), &st->compr_data_size);
 out:
@@ -277,25 +284,28 @@ static int ozram_commit_compressed(struct ozram *oz, u32 index,
 		zs_free(oz->mem_pool, handle);
 		return -ESTALE;
 	}
+	ozram_install_object(oz, index, handle, len, prio, source);
+	ozram_slot_unlock(oz, index);
+	return 0;
+}
+
+void ozram_install_object(struct ozram *oz, u32 index, unsigned long handle,
+			  unsigned int len, u32 prio, enum ozram_source source)
+{
 	ozram_free_slot(oz, index);
 	oz->table[index].handle = handle;
 	ozram_set_obj_size(oz, index, len);
 	if (len == PAGE_SIZE) {
 		ozram_set_flag(oz, index, OZRAM_SLOT_HUGE);
+		atomic64_inc(&oz->stats.huge_pages);
+		atomic64_inc(&oz->stats.huge_pages_since);
 	} else {
 		ozram_set_priority(oz, index, prio);
 		ozram_set_slot_source(oz, index, source);
 		atomic64_inc(&oz->stats.source_pages[source]);
 	}
-	ozram_slot_unlock(oz, index);
-
-	if (len == PAGE_SIZE) {
-		atomic64_inc(&oz->stats.huge_pages);
-		atomic64_inc(&oz->stats.huge_pages_since);
-	}
 	atomic64_add(len, &oz->stats.compr_data_size);
 	atomic64_inc(&oz->stats.pages_stored);
-	return 0;
 }
 
 static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
@@ -415,13 +425,21 @@ static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
 /*
  * Chooses how a page that is not same-filled gets compressed: staged for
  * the agent when one is attached, admission is open and the ring has room
- * (the write then completes at once), otherwise by the in-kernel LZ4.
- * Closed admission skips the staging attempt: the agent is not keeping up.
+ * (the write then completes at once).  When the agent is not keeping up
+ * (the ring is full, or admission closed and skips the attempt), the page
+ * is held raw for the agent to take later, as far as the parking limit
+ * allows (ozram_io_park.c); otherwise it is compressed in the kernel.
  */
 static int ozram_store_page(struct ozram *oz, struct page *page, u32 index)
 {
-	if (ozram_ring_admit() && !ozram_stage_page(oz, page, index))
+	if (ozram_ring_admit()) {
+		int ret = ozram_stage_page(oz, page, index);
+
+		if (!ret || (ret == -EBUSY && !ozram_park_page(oz, page, index)))
+			return 0;
+	} else if (!ozram_park_page(oz, page, index)) {
 		return 0;
+	}
 	return ozram_compress_inline(oz, page, index, true, NULL);
 }
 
@@ -518,9 +536,18 @@ bool ozram_try_discard_page(struct ozram *oz, u32 index)
 
 int ozram_alloc_slots(struct ozram *oz, u64 disksize)
 {
+	int ret;
+
 	oz->table = kvcalloc(disksize >> PAGE_SHIFT, sizeof(*oz->table),
 			     GFP_KERNEL | __GFP_NOWARN);
-	return oz->table ? 0 : -ENOMEM;
+	if (!oz->table)
+		return -ENOMEM;
+	ret = ozram_park_alloc(oz, disksize);
+	if (ret) {
+		kvfree(oz->table);
+		oz->table = NULL;
+	}
+	return ret;
 }
 
 /*
@@ -542,4 +569,5 @@ void ozram_free_slots(struct ozram *oz, u64 disksize)
 	}
 	kvfree(oz->table);
 	oz->table = NULL;
+	ozram_park_free(oz);
 }

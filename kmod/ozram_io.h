@@ -85,6 +85,17 @@ int ozram_alloc_slots(struct ozram *oz, u64 disksize);
 void ozram_free_slots(struct ozram *oz, u64 disksize);
 
 /*
+ * The worker that hands parked pages to the agent (ozram_io_park.c):
+ * set up when the device is created, and stopped by a reset, with
+ * init_lock held for writing, before the slot table goes.
+ */
+void ozram_park_init(struct ozram *oz);
+void ozram_park_stop(struct ozram *oz);
+/* Its workqueue, for the module's life; 0 or -ENOMEM. */
+int ozram_park_wq_create(void);
+void ozram_park_wq_destroy(void);
+
+/*
  * Results for a staged page, from the offload ring.  Each replaces slot
  * @index only while it still holds the staging @ref names (-ESTALE
  * otherwise), and without @may_reclaim fails with -EAGAIN, storing nothing,

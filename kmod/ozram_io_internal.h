@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the data path's files, ozram_io.c, ozram_io_recomp.c,
- * ozram_io_idle.c, ozram_io_wb.c and ozram_io_wb_packed.c: together the
- * only code that writes a device's slot table.  Nothing else includes it.
+ * ozram_io_idle.c, ozram_io_park.c, ozram_io_wb.c and ozram_io_wb_packed.c:
+ * together the only code that writes a device's slot table.  Nothing else
+ * includes it.
  */
 #ifndef OZRAM_IO_INTERNAL_H
 #define OZRAM_IO_INTERNAL_H
@@ -10,6 +11,8 @@
 #include <linux/gfp.h>
 #include <linux/mm_types.h>
 #include <linux/types.h>
+
+#include "ozram_stat.h"
 
 struct ozram;
 
@@ -21,6 +24,25 @@ struct ozram;
 
 /* Drops whatever slot @index holds; slot lock held. */
 void ozram_free_slot(struct ozram *oz, u32 index);
+/*
+ * Slot lock held: frees what slot @index holds and installs the zsmalloc
+ * object @handle of @len bytes (the raw page when PAGE_SIZE) compressed by
+ * @source with the algorithm of priority @prio, accounted.
+ */
+void ozram_install_object(struct ozram *oz, u32 index, unsigned long handle,
+			  unsigned int len, u32 prio, enum ozram_source source);
+
+/*
+ * Parked pages (ozram_io_park.c): a written page that the agent cannot
+ * take yet, held raw until it can.  ozram_park_page() holds @page for
+ * slot @index; 0, or an errno when it may not (the writer compresses it).
+ * ozram_park_forget() accounts a parked slot being freed; slot lock held.
+ */
+int ozram_park_page(struct ozram *oz, struct page *page, u32 index);
+void ozram_park_forget(struct ozram *oz);
+/* The queue of parked slots, with the slot table; 0 or -ENOMEM. */
+int ozram_park_alloc(struct ozram *oz, u64 disksize);
+void ozram_park_free(struct ozram *oz);
 /* Reads the stored object of slot @index into @page; slot lock held. */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page);
 

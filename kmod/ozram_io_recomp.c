@@ -33,6 +33,7 @@ static bool ozram_recomp_candidate(struct ozram *oz, u32 index,
 {
 	if (!oz->table[index].handle ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_PARKED) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB) ||

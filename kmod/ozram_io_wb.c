@@ -569,6 +569,7 @@ bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode)
 	    ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
+	    ozram_test_flag(oz, index, OZRAM_SLOT_PARKED) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING))
 		return false;
 	if ((mode & OZRAM_WB_IDLE) && !ozram_test_flag(oz, index, OZRAM_SLOT_IDLE))

@@ -41,6 +41,11 @@ bool ozram_ring_admit(void)
 	return false;
 }
 
+bool ozram_ring_admit_open(void)
+{
+	return !READ_ONCE(ozram_ring.admit_closed);
+}
+
 /* A written page found no room in the ring. */
 void ozram_ring_admit_close(void)
 {

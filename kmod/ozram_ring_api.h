@@ -53,6 +53,26 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 		     int algorithm, struct ozram_stage_ref *ref);
 
 /*
+ * As ozram_ring_stage(), for a page that was written while the ring was
+ * full and is parked (ozram_io_park.c): a full ring is not counted
+ * as an inline fallback.
+ */
+int ozram_ring_stage_parked(struct ozram *oz, u32 index, struct page *page,
+			    int algorithm, struct ozram_stage_ref *ref);
+
+/* Whether an agent is attached (a hint: it may detach at any time). */
+bool ozram_ring_attached(void);
+
+/*
+ * Whether admission is open: the agent drains the ring (a hint, without
+ * the probes and counting of ozram_ring_admit()).
+ */
+bool ozram_ring_admit_open(void);
+
+/* How long, in jiffies, the agent may go without progress (ring_timeout_ms). */
+unsigned long ozram_ring_timeout(void);
+
+/*
  * Copies @page, page @index of the device @batch recompresses, into a
  * staging slot for the agent to compress with @algorithm.  The device
  * slot keeps its object and is not told: the ring releases the staging

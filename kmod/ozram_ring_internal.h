@@ -74,6 +74,12 @@ struct ozram_ring_owner {
 	 * ozram_ring_complete.c.
 	 */
 	bool from_reclaim;
+	/*
+	 * A written page the parked-page worker stages (ozram_io_park.c):
+	 * its finding the ring full closes admission but is no writer's
+	 * fallback.
+	 */
+	bool parked;
 };
 
 /*
@@ -165,7 +171,6 @@ static inline struct ozram_ring_mem *ozram_ring_mem(void)
 }
 
 /* ozram_ring.c: the parameters and the memory. */
-unsigned long ozram_ring_timeout(void);
 bool ozram_ring_verify(void);
 struct ozram_ring_mem *ozram_ring_mem_alloc(void);
 void ozram_ring_mem_free(struct ozram_ring_mem *a);

@@ -157,8 +157,9 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 
 /*
  * Copies @page into a free staging slot for @owner and posts it for the
- * agent to compress with @algorithm.  A full ring counts as an inline
- * fallback only for a written page (@owner has no batch).
+ * agent to compress with @algorithm.  A full ring closes admission for a
+ * written page (no batch), and counts as an inline fallback only when its
+ * writer stages it (not parked).
  */
 static int ozram_ring_post(const struct ozram_ring_owner *owner,
 			   struct page *page, int algorithm,
@@ -191,7 +192,7 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 		if (!owner->batch)
 			ozram_ring_admit_close();
 		spin_unlock(&r->lock);
-		if (!owner->batch)
+		if (!owner->batch && !owner->parked)
 			ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
 		return -EBUSY;
 	}
@@ -231,6 +232,22 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 	if (ret)
 		trace_ozram_fallback(oz->id, index, ret);
 	return ret;
+}
+
+int ozram_ring_stage_parked(struct ozram *oz, u32 index, struct page *page,
+			    int algorithm, struct ozram_stage_ref *ref)
+{
+	struct ozram_ring_owner owner = {
+		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
+		.parked = true,
+	};
+
+	return ozram_ring_post(&owner, page, algorithm, ref);
+}
+
+bool ozram_ring_attached(void)
+{
+	return READ_ONCE(ozram_ring.attached);
 }
 
 int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,

@@ -63,6 +63,11 @@ enum ozram_slot_flag {
 	 * algorithm, as for an object in memory.
 	 */
 	OZRAM_SLOT_WB_PACKED,
+	/*
+	 * The object is the raw page, written while the agent could not
+	 * take it and waiting to be staged (ozram_io_park.c).
+	 */
+	OZRAM_SLOT_PARKED,
 
 	__OZRAM_SLOT_NR_FLAGS,
 };

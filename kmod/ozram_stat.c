@@ -71,6 +71,8 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		snap->source_pages[src] = read_stat(&st->source_pages[src]);
 	snap->staged_pages = read_stat(&st->staged_pages);
+	snap->parked_pages = read_stat(&st->parked_pages);
+	snap->parked_total = read_stat(&st->parked_total);
 	snap->recompressed_pages = read_stat(&st->recompressed_pages);
 	snap->recompress_saved = read_stat(&st->recompress_saved);
 	snap->bd_count = read_stat(&st->bd_count);
@@ -107,6 +109,8 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	for (src = 0; src < OZRAM_SRC_NR; src++)
 		sum->source_pages[src] += snap->source_pages[src];
 	sum->staged_pages += snap->staged_pages;
+	sum->parked_pages += snap->parked_pages;
+	sum->parked_total += snap->parked_total;
 	sum->recompressed_pages += snap->recompressed_pages;
 	sum->recompress_saved += snap->recompress_saved;
 	sum->bd_count += snap->bd_count;

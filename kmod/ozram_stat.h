@@ -26,6 +26,8 @@ struct ozram_stats {
 	atomic64_t huge_pages;		/* pages stored raw */
 	atomic64_t huge_pages_since;	/* raw stores since initialisation */
 	atomic64_t staged_pages;	/* pages waiting in the offload ring */
+	atomic64_t parked_pages;	/* pages held raw for the agent */
+	atomic64_t parked_total;	/* pages parked since initialisation */
 	/* pages stored by a recompression algorithm */
 	atomic64_t recompressed_pages;
 	/* bytes recompression saved since initialisation */
@@ -94,6 +96,8 @@ struct ozram_snapshot {
 	/* backend_stat */
 	u64 source_pages[OZRAM_SRC_NR];
 	u64 staged_pages;
+	u64 parked_pages;
+	u64 parked_total;
 	u64 recompressed_pages;
 	u64 recompress_saved;
 	bool agent_attached;

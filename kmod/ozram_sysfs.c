@@ -588,6 +588,8 @@ static ssize_t backend_stat_show(struct device *dev,
 	for (; i < OZRAM_RING_NR_STATS; i++)
 		len += sysfs_emit_at(buf, len, "%s: %llu\n",
 				     ozram_ring_stat_keys[i], s.ring[i]);
+	len += sysfs_emit_at(buf, len, "parked: %llu\nparked_total: %llu\n",
+			     s.parked_pages, s.parked_total);
 	return len;
 }
 

@@ -98,6 +98,8 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_PAGES_RECOMPRESSED,	/* u64: pages stored recompressed */
 	OZRAM_ATTR_RECOMPRESS_SAVED,	/* u64 bytes: saved by recompression */
 	OZRAM_ATTR_LATENCY,		/* nest: enum ozram_latency_attr */
+	OZRAM_ATTR_PAGES_PARKED,	/* u64: pages held raw for the agent */
+	OZRAM_ATTR_PARKED_TOTAL,	/* u64: pages parked since init */
 
 	__OZRAM_ATTR_MAX,
 	OZRAM_ATTR_MAX = __OZRAM_ATTR_MAX - 1

@@ -41,16 +41,17 @@ agent_ticks() {
 	if [ -n "$pid" ]; then awk -v f="$1" '{ print $f }' "/proc/$pid/stat"; else echo 0; fi
 }
 
-# settled: waits until ozram0 holds no staged page.  Reads backend_stat
+# settled: waits until ozram0 holds no staged or parked page.  Reads backend_stat
 # with the shell's own read, polling every 0.2 s: a forked poller would add
 # its own system time to the measurement.
 settled() {
 	while :; do
-		staged=
+		staged= parked=
 		while read -r name value; do
 			[ "$name" = staged: ] && staged=$value
+			[ "$name" = parked: ] && parked=$value
 		done </sys/block/ozram0/backend_stat
-		[ "$staged" = 0 ] && return 0
+		[ "$staged" = 0 ] && [ "$parked" = 0 ] && return 0
 		sleep 0.2
 	done
 }

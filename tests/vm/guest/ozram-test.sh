@@ -216,8 +216,8 @@ pid_alive() {
 
 # ring_settle [N | SYSFS_DIR]: waits (up to 60 s) until no page of device N
 # (default 0; or of the disk whose sysfs directory is given, e.g. a compat=1
-# zramN) waits in the offload ring, so that mm_stat no longer changes by
-# itself.  Polls every 50 ms: scenarios time rounds with it.  Without an
+# zramN) waits in the offload ring or is parked, so that mm_stat no
+# longer changes by itself.  Polls every 50 ms: scenarios time rounds with it.  Without an
 # agent, or for stock zram, it returns at once.
 ring_settle() {
 	case ${1:-0} in
@@ -226,10 +226,10 @@ ring_settle() {
 	esac
 	[ -r "$f" ] || return 0
 	i=0
-	while [ "$(sed -n 's/^staged: //p' "$f")" != 0 ] &&
+	while [ "$(sed -n -e 's/^staged: //p' -e 's/^parked: //p' "$f" | sort -u)" != 0 ] &&
 		grep -q '^staged: ' "$f"; do
 		i=$((i + 1))
-		[ $i -le 1200 ] || fail "pages still staged after 60 s: $(sed -n 's/^staged: //p' "$f")"
+		[ $i -le 1200 ] || fail "pages still staged or parked after 60 s: $(sed -n -e 's/^staged: //p' -e 's/^parked: //p' "$f" | tr '\n' ' ')"
 		sleep 0.05
 	done
 }

@@ -12,10 +12,10 @@
  * Each I/O's latency is recorded too (the time of its pwrite or pread
  * alone), and each pass prints its 50th, 99th and 99.9th percentiles.
  *
- * A write pass ends when the device holds no staged page: with an agent,
- * ozram completes a write once the page is staged and compresses it later,
- * so without this wait the figure would be the speed of a memcpy into the
- * ring, not of storing the data.
+ * A write pass ends when the device holds no staged or parked page: with
+ * an agent, ozram completes a write once the page is staged or held and
+ * compresses it later, so without this wait the figure would be the speed
+ * of a memcpy, not of storing the data.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,7 +46,8 @@ static void usage(FILE* out) {
             "p99_us=Y p999_us=Z'.\n"
             "Within a repeat each operation runs on all devices back to back, the\n"
             "first device alternating.  A write pass lasts until the device's\n"
-            "backend_stat (ozram) shows no staged page.  The data is verified at the end.\n"
+            "backend_stat (ozram) shows no staged or parked page.  The data is\n"
+            "verified at the end.\n"
             "WARNING: overwrites the first N MiB of each DEVICE.\n");
 }
 
@@ -61,8 +62,9 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* Pages the device holds staged for its agent (ozram's backend_stat), 0 for a
- * device without that file (zram), or -1 when the file does not parse. */
+/* Pages the device holds for its agent, staged or parked (ozram's
+ * backend_stat), 0 for a device without that file (zram), or -1 when the
+ * file does not parse. */
 static long long staged_pages(const char* dev) {
     const char* name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
     char path[256], line[128];
@@ -70,24 +72,28 @@ static long long staged_pages(const char* dev) {
     FILE* f = fopen(path, "r");
     if (!f)
         return 0;
-    long long staged = -1;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "staged: %lld", &staged) == 1)
-            break;
+    long long staged = -1, parked = -1, n;
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "staged: %lld", &n) == 1)
+            staged = n;
+        else if (sscanf(line, "parked: %lld", &n) == 1)
+            parked = n;
+    }
     fclose(f);
-    return staged;
+    return staged < 0 || parked < 0 ? -1 : staged + parked;
 }
 
-/* Waits until every page written to DEV is stored (none staged); 0 or -1. */
+/* Waits until every page written to DEV is stored (none staged or parked);
+ * 0 or -1. */
 static int settle(const char* dev) {
     double deadline = now_s() + 120;
     long long staged;
     while ((staged = staged_pages(dev)) != 0) {
         if (staged < 0 || now_s() > deadline) {
-            fprintf(stderr, "blkbench: %s: %lld pages still staged\n", dev, staged);
+            fprintf(stderr, "blkbench: %s: %lld pages still staged or parked\n", dev, staged);
             return -1;
         }
-        usleep(200);
+        usleep(2000);
     }
     return 0;
 }

@@ -59,6 +59,8 @@ static const char* const stat_names[OZRAM_ATTR_MAX + 1] = {
     [OZRAM_ATTR_PAGES_AGENT_CPU] = "agent_cpu",
     [OZRAM_ATTR_PAGES_AGENT_GPU] = "agent_gpu",
     [OZRAM_ATTR_PAGES_STAGED] = "staged",
+    [OZRAM_ATTR_PAGES_PARKED] = "parked",
+    [OZRAM_ATTR_PARKED_TOTAL] = "parked_total",
 };
 
 /* The ring's numbers, named from the list the module makes them from. */

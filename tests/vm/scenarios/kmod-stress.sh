@@ -95,7 +95,7 @@ check_eq "$(dd if=$D bs=4096 skip=5120 count=1024 iflag=direct 2>/dev/null | md5
 	"$(dd if=/tmp/b.bin bs=4096 skip=1024 count=1024 2>/dev/null | md5sum | cut -d' ' -f1)" "kept part of region B"
 stored=$(($(stat_field $S/mm_stat orig_data_size) / 4096))
 # The page counts only: backend_stat also shows the agent and ring counters.
-paths=$(awk -F': ' '$1 ~ /^(kernel_lz4|agent_cpu|agent_gpu|same_filled|huge|staged)$/ { s += $2 } END { print s }' $S/backend_stat)
+paths=$(awk -F': ' '$1 ~ /^(kernel_lz4|agent_cpu|agent_gpu|same_filled|huge|staged|parked)$/ { s += $2 } END { print s }' $S/backend_stat)
 check_eq "$paths" "$stored" "backend_stat adds up to the pages stored"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"

@@ -54,7 +54,7 @@ done
 check_eq "$(nl_field notify_free)" 8 "notify_free counts the discarded pages"
 check_eq "$(nl_field writestall) $(nl_field miss_free)" \
 	"$(tail -n 1 $S/debug_stat | awk '{ print $1, $2 }')" "debug_stat"
-for f in kernel_lz4 agent_cpu agent_gpu; do
+for f in kernel_lz4 agent_cpu agent_gpu staged parked parked_total; do
 	check_eq "$(nl_field $f)" "$(backend_field $f)" "netlink $f = backend_stat $f"
 done
 check_eq "$(nl_field same_pages)" "$(backend_field same_filled)" "netlink same_pages = backend_stat same_filled"
