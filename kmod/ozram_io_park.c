@@ -31,6 +31,7 @@
 #include "ozram_io_internal.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"
+#include "ozram_trace.h"
 
 /*
  * The memory every device's parked pages may hold together, in MiB; -1
@@ -121,6 +122,7 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 	atomic64_inc(&st->parked_total);
 	atomic64_add(PAGE_SIZE, &st->compr_data_size);
 	atomic64_inc(&st->pages_stored);
+	trace_ozram_park(oz->id, index);
 	ozram_park_kick(oz, 0);
 	return 0;
 }

@@ -75,6 +75,17 @@ TRACE_EVENT(ozram_stage,
 		      __entry->generation, __entry->recompress)
 );
 
+/* A written page parked raw until the agent takes it (ozram_io_park.c). */
+TRACE_EVENT(ozram_park,
+	    TP_PROTO(int dev, u32 index),
+	    TP_ARGS(dev, index),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, index)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->index = index;),
+	    TP_printk("dev=%d index=%u", __entry->dev, __entry->index)
+);
+
 TRACE_EVENT(ozram_fallback,
 	    TP_PROTO(int dev, u32 index, int reason),
 	    TP_ARGS(dev, index, reason),

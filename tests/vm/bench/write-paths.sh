@@ -5,11 +5,14 @@
 # from block:block_bio_queue to block:block_bio_complete; on ozram it is
 # put in the class of what the module did with its page:
 #   staged      an ozram_stage event: copied into the ring for the agent
-#   fallback    an ozram_fallback event: staging refused (ring full, ...),
-#               compressed in the writer after the attempt
-#   not offered neither: a same-filled page, or admission sent it straight
-#               to the kernel's compressor (and the pages of a write with
-#               no agent)
+#   parked      an ozram_park event: held raw until the agent can take it
+#               (after a staging attempt that found the ring full, or
+#               without one while admission is closed)
+#   fallback    an ozram_fallback event and no park: staging refused (ring
+#               full, ...), compressed in the writer after the attempt
+#   not offered none of these: a same-filled page, or one admission sent
+#               straight to the kernel's compressor (past the parking
+#               limit; and the pages of a write with no agent)
 # Prints each class's count and p50, p99 and p99.9 in microseconds, and
 # zram's.  Tracing adds its cost to every write alike; compare within a run.
 # Run: tests/vm/run --mem 768 --agent cpu --timeout 1500 --script tests/vm/bench/write-paths.sh
@@ -35,6 +38,7 @@ for e in block/block_bio_queue block/block_bio_complete; do
 done
 echo 1 >$T/events/ozram/ozram_stage/enable
 echo 1 >$T/events/ozram/ozram_fallback/enable
+echo 1 >$T/events/ozram/ozram_park/enable
 
 echo 1 >$T/tracing_on
 blkbench --mb $MB --repeats $REPEATS /dev/ozram0 /dev/zram0 >/tmp/blkbench.txt ||
@@ -58,6 +62,13 @@ ev == "ozram_stage:" || ev == "ozram_fallback:" {
 	if (k in start && path[k] == "") path[k] = (ev == "ozram_stage:" ? "staged" : "fallback")
 	next
 }
+# A page parked after its staging attempt failed is parked, not a fallback.
+ev == "ozram_park:" {
+	split($(f + 1), kv, "=")
+	k = key(oz, kv[2] * 8)
+	if (k in start) path[k] = "parked"
+	next
+}
 ev == "block_bio_complete:" {
 	k = key($f, $(f + 2))
 	if (!(k in start)) next
@@ -70,7 +81,7 @@ ev == "block_bio_complete:" {
 [ -s /tmp/writes.txt ] || fail "no write was traced"
 
 echo "WRITE-PATHS class count p50_us p99_us p999_us"
-for c in staged fallback not_offered zram; do
+for c in staged parked fallback not_offered zram; do
 	awk -v c=$c '$1 == c { print $2 }' /tmp/writes.txt | sort -n >/tmp/class.txt
 	n=$(wc -l </tmp/class.txt)
 	if [ "$n" = 0 ]; then
