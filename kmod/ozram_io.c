@@ -432,14 +432,21 @@ static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
  */
 static int ozram_store_page(struct ozram *oz, struct page *page, u32 index)
 {
-	if (ozram_ring_admit()) {
+	bool admitted = ozram_ring_admit();
+
+	if (admitted) {
 		int ret = ozram_stage_page(oz, page, index);
 
-		if (!ret || (ret == -EBUSY && !ozram_park_page(oz, page, index)))
+		if (!ret)
 			return 0;
-	} else if (!ozram_park_page(oz, page, index)) {
-		return 0;
+		/* No agent, or one that does not do the algorithm. */
+		if (ret != -EBUSY)
+			goto compress;
 	}
+	if (!ozram_park_page(oz, page, index))
+		return 0;
+	ozram_ring_count_inline(!admitted);
+compress:
 	return ozram_compress_inline(oz, page, index, true, NULL);
 }
 

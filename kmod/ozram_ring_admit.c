@@ -33,12 +33,15 @@ bool ozram_ring_admit(void)
 	now = jiffies;
 	probe = READ_ONCE(r->admit_next_probe);
 	/* One writer per interval wins the probe; the others go inline. */
-	if (time_after_eq(now, probe) &&
-	    cmpxchg(&r->admit_next_probe, probe,
-		    now + msecs_to_jiffies(OZRAM_RING_PROBE_MS)) == probe)
-		return true;
-	ozram_ring_count(OZRAM_RING_STAT_ADMISSION_INLINE, 1);
-	return false;
+	return time_after_eq(now, probe) &&
+	       cmpxchg(&r->admit_next_probe, probe,
+		       now + msecs_to_jiffies(OZRAM_RING_PROBE_MS)) == probe;
+}
+
+void ozram_ring_count_inline(bool admission)
+{
+	ozram_ring_count(admission ? OZRAM_RING_STAT_ADMISSION_INLINE :
+			 OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
 }
 
 bool ozram_ring_admit_open(void)

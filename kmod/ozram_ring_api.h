@@ -33,11 +33,18 @@ void ozram_ring_exit(void);
 
 /*
  * Whether a written page should be offered to the ring at all: false while
- * the agent is not keeping up, when the writer compresses the page at once
- * (counted in ring_admission_inline).  Takes no lock.  See
- * Documentation/kmod.md, "Admission".
+ * the agent is not keeping up, when the writer parks the page or
+ * compresses it at once.  Takes no lock.  See Documentation/kmod.md,
+ * "Admission".
  */
 bool ozram_ring_admit(void);
+
+/*
+ * Counts a written page that an attached agent did not get and the kernel
+ * compressed: kept from the ring by admission (ring_admission_inline), or
+ * after it found the ring full (ring_inline_fallbacks).
+ */
+void ozram_ring_count_inline(bool admission);
 
 /*
  * Copies @page into a staging slot for the agent to compress with
@@ -54,8 +61,8 @@ int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
 
 /*
  * As ozram_ring_stage(), for a page that was written while the ring was
- * full and is parked (ozram_io_park.c): a full ring is not counted
- * as an inline fallback.
+ * full and is parked (ozram_io_park.c): a failure is no writer's fallback
+ * and fires no ozram_fallback event.
  */
 int ozram_ring_stage_parked(struct ozram *oz, u32 index, struct page *page,
 			    int algorithm, struct ozram_stage_ref *ref);

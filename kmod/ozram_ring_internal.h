@@ -74,12 +74,6 @@ struct ozram_ring_owner {
 	 * ozram_ring_complete.c.
 	 */
 	bool from_reclaim;
-	/*
-	 * A written page the parked-page worker stages (ozram_io_park.c):
-	 * its finding the ring full closes admission but is no writer's
-	 * fallback.
-	 */
-	bool parked;
 };
 
 /*

@@ -158,8 +158,7 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 /*
  * Copies @page into a free staging slot for @owner and posts it for the
  * agent to compress with @algorithm.  A full ring closes admission for a
- * written page (no batch), and counts as an inline fallback only when its
- * writer stages it (not parked).
+ * written page (no batch); the writer counts what it does next.
  */
 static int ozram_ring_post(const struct ozram_ring_owner *owner,
 			   struct page *page, int algorithm,
@@ -192,8 +191,6 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 		if (!owner->batch)
 			ozram_ring_admit_close();
 		spin_unlock(&r->lock);
-		if (!owner->batch && !owner->parked)
-			ozram_ring_count(OZRAM_RING_STAT_INLINE_FALLBACKS, 1);
 		return -EBUSY;
 	}
 	r->owners[slot] = *owner;
@@ -239,9 +236,9 @@ int ozram_ring_stage_parked(struct ozram *oz, u32 index, struct page *page,
 {
 	struct ozram_ring_owner owner = {
 		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
-		.parked = true,
 	};
 
+	/* No fallback event: the page stays parked, its writer long gone. */
 	return ozram_ring_post(&owner, page, algorithm, ref);
 }
 

@@ -1,11 +1,11 @@
 # vm: --mem 512 --agent cpu --timeout 600
 # Admission: while the agent does not drain the ring (SIGSTOP), written pages
-# are not offered to it (parked or compressed in the kernel at once, see
-# agent-park.sh) and are counted in ring_admission_inline,
-# without staging attempts: ring_submitted and ring_inline_fallbacks grow
-# only by what fills the ring and by the probes (one per 50 ms).  After
-# SIGCONT the agent drains, admission opens again and pages are staged at
-# more than the probes' rate.  Every byte reads back.
+# are not offered to it: they are parked (see agent-park.sh) or compressed
+# in the kernel at once (ring_admission_inline), without staging attempts:
+# the pages staged and the attempts that find the ring full (ozram_fallback
+# events) number only what fills the ring and the probes (one per 50 ms).
+# After SIGCONT the agent drains, admission opens again and pages are staged
+# at more than the probes' rate.  Every byte reads back.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
 
@@ -21,10 +21,15 @@ for seed in 1 2 3; do
 	pagegen --pages $PAGES --seed $((20 + seed)) --kind text >/tmp/r$seed.bin
 done
 
-# counters: "submitted fallbacks admission" now
+# counters: "submitted fallbacks admission parked" now
 counters() {
-	echo "$(backend_field ring_submitted) $(backend_field ring_inline_fallbacks) $(backend_field ring_admission_inline)"
+	echo "$(backend_field ring_submitted) $(backend_field ring_inline_fallbacks)" \
+		"$(backend_field ring_admission_inline) $(backend_field parked_total)"
 }
+# Staging attempts that find the ring full fire ozram_fallback, whether the
+# page is then parked or compressed.
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T || fail "cannot mount tracefs"
 # write_region N: writes /tmp/rN.bin to region N, leaves the seconds it took
 # (rounded up) in $secs.
 write_region() {
@@ -45,16 +50,24 @@ step "agent stopped: no staging attempts"
 ring_settle 0
 kill -STOP "$(agent_pid)"
 set -- $(counters)
+echo >$T/trace
+echo 1 >$T/events/ozram/ozram_fallback/enable
 write_region 2
+echo 0 >$T/events/ozram/ozram_fallback/enable
 sub=$(($(backend_field ring_submitted) - $1))
 fb=$(($(backend_field ring_inline_fallbacks) - $2))
 adm=$(($(backend_field ring_admission_inline) - $3))
+parked=$(($(backend_field parked_total) - $4))
+full=$(grep -c 'ozram_fallback: dev=0 index=[0-9]* reason=ring_full' $T/trace || true)
 probes=$((secs * 20 + 1))
-note "in $secs s: $sub staged, $fb staging attempts found the ring full, $adm inline by admission (ring of $cap slots, at most $probes probes)"
+# Pages kept from the ring: compressed at once by admission, or parked
+# without a staging attempt (those parked after one found the ring full).
+kept=$((adm + parked - (full - fb)))
+note "in $secs s: $sub staged, $full staging attempts found the ring full ($fb of those pages compressed, the rest parked), $kept kept from the ring by admission ($adm compressed, the rest parked), ring of $cap slots, at most $probes probes"
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$adm" -ge $((PAGES - 2 * cap - probes)) "pages kept from the ring by admission"
+check_cmp "$kept" -ge $((PAGES - 2 * cap - probes)) "pages kept from the ring by admission"
 # Without admission every page past the full ring tries the ring first.
-check_cmp "$((sub + fb))" -le $((2 * cap + probes)) "staging attempts while the agent is stopped"
+check_cmp "$((sub + full))" -le $((2 * cap + probes)) "staging attempts while the agent is stopped"
 
 step "agent continued: staging resumes"
 kill -CONT "$(agent_pid)"
@@ -62,7 +75,7 @@ ring_settle 0
 set -- $(counters)
 write_region 3
 sub=$(($(backend_field ring_submitted) - $1))
-note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline) - $3)) inline by admission"
+note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline) - $3)) inline by admission, $(($(backend_field parked_total) - $4)) parked"
 check_cmp "$sub" -ge $((cap / 2)) "pages staged after SIGCONT"
 check_cmp "$sub" -gt $((secs * 20 + 1)) "pages staged beyond the probes' rate"
 
