@@ -110,6 +110,12 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 		oz->table[index].handle = handle;
 		ozram_set_obj_size(oz, index, PAGE_SIZE);
 		ozram_set_flag(oz, index, OZRAM_SLOT_PARKED);
+		/* Counted before anyone can free the slot and uncount it. */
+		atomic_long_inc(&ozram_parked_pages);
+		atomic64_inc(&st->parked_pages);
+		atomic64_inc(&st->parked_total);
+		atomic64_add(PAGE_SIZE, &st->compr_data_size);
+		atomic64_inc(&st->pages_stored);
 	}
 	ozram_slot_unlock(oz, index);
 	if (!queued) {
@@ -117,11 +123,6 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 		return -EBUSY;
 	}
 
-	atomic_long_inc(&ozram_parked_pages);
-	atomic64_inc(&st->parked_pages);
-	atomic64_inc(&st->parked_total);
-	atomic64_add(PAGE_SIZE, &st->compr_data_size);
-	atomic64_inc(&st->pages_stored);
 	trace_ozram_park(oz->id, index);
 	ozram_park_kick(oz, 0);
 	return 0;

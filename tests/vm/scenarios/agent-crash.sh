@@ -1,8 +1,9 @@
 # vm: --mem 320 --agent cpu --timeout 560
 # The agent dies or hangs in the middle of a swap-heavy run: kill -9 (the
 # module drains what was staged when the ring file closes), a restarted
-# agent stopped with SIGSTOP (the module's time-out takes its pages back),
-# then SIGCONT and a clean restart.  memhog verifies every byte it wrote,
+# agent stopped with SIGSTOP while a second hog swaps (the module's
+# time-out takes its pages back), then SIGCONT and a clean restart.  Both
+# memhogs verify every byte they wrote,
 # and the ring counters show the drains and the time-outs.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
@@ -41,7 +42,15 @@ step "restart, then kill -STOP: the time-out takes the pages back"
 start_agent || fail "cannot restart ozramd"
 sleep 3
 kill -STOP "$(agent_pid)"
-sleep 6
+# The first hog may be past its swapping by now: a second one, of the
+# VM's memory, swaps while the agent is stopped.
+memhog --mb $ram_mb --seed 13 >/tmp/memhog2.log 2>&1 &
+hog2=$!
+i=0
+while [ "$(backend_field ring_timeouts)" = 0 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 check_eq "$(backend_field agent)" attached "a stopped agent stays attached"
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
 check_cmp "$(backend_field ring_timeouts)" -gt 0 "ring_timeouts while the agent is stopped"
@@ -52,12 +61,15 @@ sleep 3
 stop_agent
 start_agent || fail "cannot restart ozramd"
 
-step "memhog verifies every byte"
-wait $hog || {
-	cat /tmp/memhog.log
-	fail "memhog reported corrupted pages (or could not run)"
-}
-tail -n 3 /tmp/memhog.log
+step "both memhogs verify every byte"
+for h in "$hog /tmp/memhog.log" "$hog2 /tmp/memhog2.log"; do
+	set -- $h
+	wait $1 || {
+		cat $2
+		fail "memhog reported corrupted pages (or could not run): $2"
+	}
+	tail -n 3 $2
+done
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
 check_cmp "$(backend_field ring_submitted)" -gt 0 "ring_submitted"
 check_cmp "$(backend_field agent_cpu)" -ge 0 "agent_cpu"
