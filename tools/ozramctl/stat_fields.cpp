@@ -83,6 +83,13 @@ constexpr std::array FIELDS = {
               NOT_EXPORTED},
     StatField{"pages_huge", backend_stat, Source::top, OZRAM_ATTR_HUGE_PAGES, 64, count,
               NOT_EXPORTED},
+    // Pages held raw, written while the agent could not take them.
+    StatField{"pages_parked", backend_stat, Source::top, OZRAM_ATTR_PAGES_PARKED, 64, count,
+              gauge_metric("parked_pages",
+                           "Pages held uncompressed until the agent takes "
+                           "them.")},
+    StatField{"parked_total", backend_stat, Source::top, OZRAM_ATTR_PARKED_TOTAL, 64, count,
+              counter_metric("pages_parked", "Pages parked since initialization.")},
 
     StatField{"agent_state", agent, Source::top, OZRAM_ATTR_AGENT_STATE, 8, agent_state,
               gauge_metric("agent_attached",

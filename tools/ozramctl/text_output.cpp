@@ -143,6 +143,7 @@ std::string text_agent(const StatsRecord& total, const TextOptions& options) {
         line("pages agent_gpu:", "pages_agent_gpu"),
         line("pages same_filled:", "pages_same_filled"),
         line("pages huge:", "pages_huge"),
+        line("pages parked:", "pages_parked"),
     };
     std::size_t width = 0;
     for (const auto& row : rows) {

@@ -77,12 +77,13 @@ TEST(JsonOutput, DeviceRecordExactly) {
               "\"failed_reads\":113,\"failed_writes\":114,\"invalid_io\":115,"
               "\"notify_free\":116,\"writestall\":117,\"miss_free\":118,"
               "\"pages_kernel_lz4\":119,\"pages_agent_cpu\":120,\"pages_agent_gpu\":121,"
-              "\"pages_same_filled\":122,\"pages_huge\":123,\"agent_state\":\"attached\","
-              "\"agent_pid\":125,\"ring\":{\"submitted\":126,\"completed\":127,"
-              "\"rejected\":128,\"timeouts\":129,\"inline_fallbacks\":130,\"batches\":131,"
-              "\"occupancy\":132,\"stale\":133,\"verify_failures\":134,"
-              "\"agent_errors\":135,\"drained\":136,\"deferred\":137,"
-              "\"unsupported\":138,\"admission_inline\":139}}");
+              "\"pages_same_filled\":122,\"pages_huge\":123,\"pages_parked\":124,"
+              "\"parked_total\":125,\"agent_state\":\"attached\","
+              "\"agent_pid\":127,\"ring\":{\"submitted\":128,\"completed\":129,"
+              "\"rejected\":130,\"timeouts\":131,\"inline_fallbacks\":132,\"batches\":133,"
+              "\"occupancy\":134,\"stale\":135,\"verify_failures\":136,"
+              "\"agent_errors\":137,\"drained\":138,\"deferred\":139,"
+              "\"unsupported\":140,\"admission_inline\":141}}");
 }
 
 TEST(JsonOutput, EveryFieldAppearsOnceAndTheDocumentIsWellFormed) {
@@ -134,7 +135,8 @@ TEST(JsonOutput, AgentView) {
     const auto keys = top_level_keys(json_agent(total));
     EXPECT_EQ(keys, (std::multiset<std::string>{
                         "num_devices", "pages_kernel_lz4", "pages_agent_cpu", "pages_agent_gpu",
-                        "pages_same_filled", "pages_huge", "agent_state", "agent_pid", "ring"}));
+                        "pages_same_filled", "pages_huge", "pages_parked", "parked_total",
+                        "agent_state", "agent_pid", "ring"}));
 }
 
 // A module older than this program sends fewer attributes: those are null.

@@ -67,9 +67,11 @@ done
 check_eq "$(json_num /tmp/s.json notify_free)" 8 "notify_free counts the discarded pages"
 check_eq "$(json_num /tmp/s.json writestall) $(json_num /tmp/s.json miss_free)" \
 	"$(tail -n 1 $S/debug_stat | awk '{ print $1, $2 }')" "debug_stat"
-for f in kernel_lz4 agent_cpu agent_gpu same_filled huge; do
+for f in kernel_lz4 agent_cpu agent_gpu same_filled huge parked; do
 	check_eq "$(json_num /tmp/s.json pages_$f)" "$(backend_field $f)" "json pages_$f = backend_stat $f"
 done
+check_eq "$(json_num /tmp/s.json parked_total)" "$(backend_field parked_total)" \
+	"json parked_total = backend_stat parked_total"
 check_eq "$(sed -n 's/.*"agent_state":"\([a-z]*\)".*/\1/p' /tmp/s.json)" \
 	"$(backend_field agent)" "agent_state = backend_stat agent"
 check_eq "$(json_num /tmp/s.json agent_pid)" "$(backend_field agent_pid)" "agent_pid = backend_stat agent_pid"
@@ -89,7 +91,8 @@ json_keys /tmp/s.json | tr '\n' ' ' >/tmp/keys.txt
 check_eq "$(cat /tmp/keys.txt)" "dev_id dev_name disksize initstate orig_data_size \
 compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages \
 huge_pages_since pages_recompressed recompress_saved failed_reads failed_writes invalid_io notify_free writestall miss_free \
-pages_kernel_lz4 pages_agent_cpu pages_agent_gpu pages_same_filled pages_huge agent_state \
+pages_kernel_lz4 pages_agent_cpu pages_agent_gpu pages_same_filled pages_huge pages_parked \
+parked_total agent_state \
 agent_pid ring submitted completed rejected timeouts inline_fallbacks batches occupancy stale \
 verify_failures agent_errors drained deferred unsupported admission_inline $bd_keys" "key set and order"
 check_eq "$(tr -cd '{' </tmp/s.json | wc -c) $(tr -cd '}' </tmp/s.json | wc -c)" "$braces" \
