@@ -407,19 +407,20 @@ static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
 	ozram_slot_lock(oz, index);
 	ret = ozram_ring_stage(oz, index, page,
 			       oz->ring_algs[OZRAM_PRIMARY_COMP], &ref);
-	if (!ret) {
-		/* The old content may be staged itself, in another ring slot. */
-		ozram_free_slot(oz, index);
-		ozram_set_flag(oz, index, OZRAM_SLOT_STAGED);
-		oz->table[index].handle = ref.ring_slot;
-	}
+	if (!ret)
+		ozram_set_staged(oz, index, ref.ring_slot);
 	ozram_slot_unlock(oz, index);
-	if (ret)
-		return ret;
+	return ret;
+}
 
+void ozram_set_staged(struct ozram *oz, u32 index, u32 ring_slot)
+{
+	/* The old content may be staged itself, in another ring slot. */
+	ozram_free_slot(oz, index);
+	ozram_set_flag(oz, index, OZRAM_SLOT_STAGED);
+	oz->table[index].handle = ring_slot;
 	atomic64_inc(&oz->stats.pages_stored);
 	atomic64_inc(&oz->stats.staged_pages);
-	return 0;
 }
 
 /*

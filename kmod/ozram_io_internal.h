@@ -31,6 +31,11 @@ void ozram_free_slot(struct ozram *oz, u32 index);
  */
 void ozram_install_object(struct ozram *oz, u32 index, unsigned long handle,
 			  unsigned int len, u32 prio, enum ozram_source source);
+/*
+ * Slot lock held: frees what slot @index holds and marks it staged in ring
+ * slot @ring_slot, accounted, under the lock it was staged under.
+ */
+void ozram_set_staged(struct ozram *oz, u32 index, u32 ring_slot);
 
 /*
  * Parked pages (ozram_io_park.c): a written page that the agent cannot

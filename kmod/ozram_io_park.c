@@ -201,11 +201,7 @@ static int ozram_park_flush(struct ozram *oz, u32 index, struct page *page,
 					      oz->ring_algs[OZRAM_PRIMARY_COMP],
 					      &ref);
 		if (!ret) {
-			ozram_free_slot(oz, index);
-			ozram_set_flag(oz, index, OZRAM_SLOT_STAGED);
-			oz->table[index].handle = ref.ring_slot;
-			atomic64_inc(&oz->stats.pages_stored);
-			atomic64_inc(&oz->stats.staged_pages);
+			ozram_set_staged(oz, index, ref.ring_slot);
 			goto out;
 		}
 		if (ret != -ENODEV && ret != -EOPNOTSUPP)
