@@ -87,7 +87,7 @@ struct ozram {
 	bool wb_limit_enable;
 	u64 bd_wb_limit;
 	/*
-	 * Deferred pages (ozram_io_park.c): the slots written raw while the
+	 * Parked pages (ozram_io_park.c): the slots written raw while the
 	 * agent could not take them, in the order written.  Writers add
 	 * under park_lock; park_work alone takes them off.  The queue
 	 * exists while the device is initialised, and may hold slots that

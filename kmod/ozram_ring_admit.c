@@ -8,9 +8,9 @@
  * then compresses anyway, or the page waits, is taken back and is
  * compressed by the kernel after all.  So admission closes when a written
  * page finds the ring full: the agent fills slower than the writers stage.
- * While it is closed, writers compress at once and take no ring lock.  It
- * reopens only on evidence that the agent drains: a reap that finds
- * completions and leaves at most half the slots in use.  The gap between
+ * While it is closed, writers park or compress at once and take no ring
+ * lock.  It reopens only on evidence that the agent drains: a reap that
+ * finds completions and leaves at most half the slots in use.  The gap between
  * full and half full is the hysteresis, so that admission does not flap
  * with every slot freed.  An agent that stopped answering leaves nothing to
  * reap, so one written page per OZRAM_RING_PROBE_MS is staged anyway, the
@@ -32,7 +32,7 @@ bool ozram_ring_admit(void)
 		return true;
 	now = jiffies;
 	probe = READ_ONCE(r->admit_next_probe);
-	/* One writer per interval wins the probe; the others go inline. */
+	/* One writer per interval wins the probe; the others are not offered. */
 	return time_after_eq(now, probe) &&
 	       cmpxchg(&r->admit_next_probe, probe,
 		       now + msecs_to_jiffies(OZRAM_RING_PROBE_MS)) == probe;

@@ -72,7 +72,7 @@ bool ozram_ring_attached(void);
 
 /*
  * Whether admission is open: the agent drains the ring (a hint, without
- * the probes and counting of ozram_ring_admit()).
+ * the probes of ozram_ring_admit()).
  */
 bool ozram_ring_admit_open(void);
 
