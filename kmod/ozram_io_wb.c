@@ -174,6 +174,16 @@ out:
 
 /* ---- blocks ------------------------------------------------------------- */
 
+bool ozram_wb_take_block(struct ozram *oz, unsigned long blk)
+{
+	if (!blk || blk >= oz->bd_nr_pages ||
+	    test_and_set_bit(blk, oz->bd_bitmap))
+		return false;
+	oz->bd_hint = blk + 1;
+	atomic64_inc(&oz->stats.bd_count);
+	return true;
+}
+
 /*
  * A free block, preferring @want (the block after the last one taken, so
  * that a batch stays one run), then the first free one from the hint.
@@ -184,11 +194,8 @@ unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
 	unsigned long blk;
 	bool wrapped = false;
 
-	if (want && want < oz->bd_nr_pages &&
-	    !test_and_set_bit(want, oz->bd_bitmap)) {
-		blk = want;
-		goto found;
-	}
+	if (ozram_wb_take_block(oz, want))
+		return want;
 	blk = max(oz->bd_hint, 1UL);
 	for (;;) {
 		blk = find_next_zero_bit(oz->bd_bitmap, oz->bd_nr_pages, blk);
@@ -199,13 +206,9 @@ unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
 			blk = 1;
 			continue;
 		}
-		if (!test_and_set_bit(blk, oz->bd_bitmap))
-			break;
+		if (ozram_wb_take_block(oz, blk))
+			return blk;
 	}
-found:
-	oz->bd_hint = blk + 1;
-	atomic64_inc(&oz->stats.bd_count);
-	return blk;
 }
 
 void ozram_wb_free_block(struct ozram *oz, unsigned long blk)
@@ -628,6 +631,11 @@ static int ozram_wb_pick_raw(struct ozram_wb_ctl *ctl, u32 index)
 	if (!ctl->spare) {
 		ctl->spare = ozram_wb_alloc_block(oz, cur && cur->nr ?
 						  cur->first + cur->nr : 0);
+		/* The packed batch's unfilled run may be all that is free. */
+		if (!ctl->spare && ctl->packed) {
+			ozram_wb_submit_packed(ctl);
+			ctl->spare = ozram_wb_alloc_block(oz, 0);
+		}
 		if (!ctl->spare)
 			return -ENOSPC;
 	}

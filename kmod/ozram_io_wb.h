@@ -75,6 +75,8 @@ struct ozram_wb_ctl {
 /* ozram_io_wb.c, for ozram_io_wb_packed.c. */
 int ozram_wb_read_blocks(struct ozram *oz, unsigned long blk,
 			 struct page **pages, unsigned int nr);
+/* Takes block @blk if it is free; ozram_wb_alloc_block() takes any. */
+bool ozram_wb_take_block(struct ozram *oz, unsigned long blk);
 unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want);
 bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode);
 struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl);

@@ -138,7 +138,7 @@ static void ozram_wb_copy_object(struct ozram *oz, u32 index,
  * Where in batch @b the next object of @size bytes goes: after the last
  * one, or at the next block when the last block has as many objects as
  * its count can hold.  Return: the byte offset, or -1 when it does not
- * fit the batch.
+ * fit the batch's run of blocks.
  */
 static long ozram_wb_place(const struct ozram_wb_batch *b, unsigned int size)
 {
@@ -148,7 +148,7 @@ static long ozram_wb_place(const struct ozram_wb_batch *b, unsigned int size)
 		return -1;
 	if (offset_in_page(off) && b->tail_objs >= OZRAM_WB_BLOCK_OBJS)
 		off = round_up(off, PAGE_SIZE);
-	if (DIV_ROUND_UP(off + size, PAGE_SIZE) > OZRAM_WB_BATCH)
+	if (DIV_ROUND_UP(off + size, PAGE_SIZE) > b->nr_blocks)
 		return -1;
 	return off;
 }
@@ -181,49 +181,54 @@ void ozram_wb_submit_packed(struct ozram_wb_ctl *ctl)
 		ozram_wb_recycle(ctl, b);
 }
 
+/*
+ * Starts a packed batch on a free block and the free blocks that follow
+ * it, up to a bio's worth.  Taken at once, the run is not broken by the
+ * raw pages that the pass writes back meanwhile, which would otherwise
+ * take every other block and end each packed bio at a part-filled block;
+ * what the batch does not fill goes back when it is written.  Return: the
+ * batch, or NULL when the backing device is full.
+ */
 static struct ozram_wb_batch *ozram_wb_new_packed(struct ozram_wb_ctl *ctl)
 {
-	struct ozram_wb_batch *b = ozram_wb_get_batch(ctl);
+	struct ozram *oz = ctl->oz;
+	unsigned long blk = ozram_wb_alloc_block(oz, 0);
+	struct ozram_wb_batch *b;
 
+	if (!blk)
+		return NULL;
+	b = ozram_wb_get_batch(ctl);
 	b->packed = true;
+	b->first = blk;
+	do {
+		ozram_wb_hold_block(oz, blk++);
+		b->nr_blocks++;
+	} while (b->nr_blocks < OZRAM_WB_BATCH && ozram_wb_take_block(oz, blk));
 	ctl->packed = b;
 	return b;
 }
 
 /*
- * Makes sure the packed batch has the blocks for @size bytes at the offset
- * ozram_wb_place() gives, taking contiguous ones; a block that does not
- * continue the run starts a new batch.  Return: the batch with the offset
- * in *@off, or NULL when the backing device is full.
+ * The packed batch with room for @size bytes, at the offset
+ * ozram_wb_place() gives: the current one, or a new one once it is full.
+ * Return: the batch with the offset in *@off, or NULL when the backing
+ * device is full.
  */
 static struct ozram_wb_batch *ozram_wb_room(struct ozram_wb_ctl *ctl,
 					    unsigned int size, long *off)
 {
-	struct ozram *oz = ctl->oz;
 	struct ozram_wb_batch *b = ctl->packed;
-	unsigned long blk;
 
-	if (b && ozram_wb_place(b, size) < 0)
+	if (b) {
+		*off = ozram_wb_place(b, size);
+		if (*off >= 0)
+			return b;
 		ozram_wb_submit_packed(ctl);
-	if (!ctl->packed)
-		ozram_wb_new_packed(ctl);
-	b = ctl->packed;
-	*off = ozram_wb_place(b, size);
-	while (b->nr_blocks < DIV_ROUND_UP(*off + size, PAGE_SIZE)) {
-		blk = ozram_wb_alloc_block(oz, b->nr_blocks ?
-					   b->first + b->nr_blocks : 0);
-		if (!blk)
-			return NULL;
-		ozram_wb_hold_block(oz, blk);
-		if (b->nr_blocks && blk != b->first + b->nr_blocks) {
-			ozram_wb_submit_packed(ctl);
-			b = ozram_wb_new_packed(ctl);
-			*off = 0;
-		}
-		if (!b->nr_blocks)
-			b->first = blk;
-		b->nr_blocks++;
 	}
+	b = ozram_wb_new_packed(ctl);
+	/* An object is shorter than a block: it fits a new batch. */
+	if (b)
+		*off = ozram_wb_place(b, size);
 	return b;
 }
 
