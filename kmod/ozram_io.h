@@ -43,6 +43,22 @@ void ozram_discard_page(struct ozram *oz, u32 index);
 bool ozram_try_discard_page(struct ozram *oz, u32 index);
 
 /*
+ * What recompression does with a page that an algorithm does not shrink.
+ * zram tries a page with each algorithm in turn until one shrinks it; here
+ * each algorithm has a pass of its own, so a page that one does not shrink
+ * stays idle for the next (an access to the page in between makes it no
+ * longer idle, where zram's slot lock keeps it from being tried).  The
+ * last algorithm's pass clears the idle mark, as zram does for a page it
+ * has tried, and marks the page so that it is not tried again, unless the
+ * request named that algorithm.
+ */
+enum ozram_recomp_miss {
+	OZRAM_RECOMP_MISS_NEXT,		/* stays idle, for the next algorithm */
+	OZRAM_RECOMP_MISS_KEEP,		/* no longer idle */
+	OZRAM_RECOMP_MISS_MARK,		/* no longer idle, marked incompressible */
+};
+
+/*
  * Recompression, driven by ozram_recomp.c.  ozram_recomp_pick() picks slot
  * @index for the algorithm of priority @prio if it is a candidate: it
  * decodes the object into @page, marks the slot as being recompressed and
@@ -50,18 +66,18 @@ bool ozram_try_discard_page(struct ozram *oz, u32 index);
  * ozram_recomp_store() then stores @len bytes (compressed with that
  * algorithm, by @source) in place of the object if the slot still holds
  * what was picked, they are below @threshold (0: any) and they save
- * memory; a page that does not shrink is marked, with @mark, so that it
- * is not tried again; a slot stored or kept is no longer idle.  Return: 1
- * stored, 0 kept, -ESTALE changed meanwhile, -ENOMEM no memory (still
- * idle).  ozram_recomp_abandon() gives a picked slot up, idle as it was, so
- * that the pass can pick it again for the kernel to do.
+ * memory; a page that does not shrink is dealt with as @miss says; a slot
+ * stored is no longer idle.  Return: 1 stored, 0 kept, -ESTALE changed
+ * meanwhile, -ENOMEM no memory (still idle).  ozram_recomp_abandon()
+ * gives a picked slot up, idle as it was, so that the pass can pick it
+ * again for the kernel to do.
  */
 int ozram_recomp_pick(struct ozram *oz, u32 index,
 		      const struct ozram_recomp_params *p, u32 prio,
 		      struct page *page);
 int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		       unsigned int len, u32 prio, enum ozram_source source,
-		       u32 threshold, bool mark);
+		       u32 threshold, enum ozram_recomp_miss miss);
 void ozram_recomp_abandon(struct ozram *oz, u32 index);
 
 /* Clears the idle mark of slot @index and notes the time of an access. */

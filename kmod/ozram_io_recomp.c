@@ -83,7 +83,7 @@ static bool ozram_recomp_saves(unsigned int old, unsigned int len)
 
 int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		       unsigned int len, u32 prio, enum ozram_source source,
-		       u32 threshold, bool mark)
+		       u32 threshold, enum ozram_recomp_miss miss)
 {
 	struct ozram_stats *st = &oz->stats;
 	bool fits = len && len < PAGE_SIZE && (!threshold || len < threshold);
@@ -115,10 +115,10 @@ int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		ret = -ENOMEM;		/* still idle: the pass redoes it */
 		goto out;
 	}
-	/* Tried, as zram's recompression counts it: no longer idle. */
-	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
 	if (!fits || !ozram_recomp_saves(old, len)) {
-		if (mark)
+		if (miss != OZRAM_RECOMP_MISS_NEXT)
+			ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+		if (miss == OZRAM_RECOMP_MISS_MARK)
 			ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
 		ret = 0;
 		goto out;

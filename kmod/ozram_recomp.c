@@ -40,7 +40,7 @@ struct ozram_recomp_batch {
 	struct ozram *oz;
 	const struct ozram_recomp_params *params;
 	u32 prio;
-	bool mark;		/* the last algorithm: mark what does not shrink */
+	enum ozram_recomp_miss miss;	/* a page this one does not shrink */
 	spinlock_t lock;	/* in_flight, returned, redo */
 	u32 in_flight;		/* pages the agent has */
 	u32 returned;		/* results handed back so far */
@@ -131,7 +131,7 @@ void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 	if (buf)
 		ret = ozram_recomp_store(oz, index, buf, len, batch->prio,
 					 source, batch->params->threshold,
-					 batch->mark);
+					 batch->miss);
 	else
 		ozram_recomp_abandon(oz, index);
 	spin_lock_irq(&batch->lock);
@@ -158,10 +158,10 @@ static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
 	ret = ozram_comp_compress_copy(batch->oz->comps[batch->prio], page,
 				       copy, PAGE_SIZE, &len);
 	if (ret || len >= PAGE_SIZE)
-		len = PAGE_SIZE;	/* did not compress: kept, and marked */
+		len = PAGE_SIZE;	/* did not compress: a miss */
 	ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
 			   OZRAM_SRC_KERNEL, batch->params->threshold,
-			   batch->mark);
+			   batch->miss);
 }
 
 /*
@@ -263,7 +263,12 @@ int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p)
 		if (!oz->comps[prio])
 			continue;
 		batch.prio = prio;
-		batch.mark = prio == last && !p->explicit_target;
+		if (prio < last)
+			batch.miss = OZRAM_RECOMP_MISS_NEXT;
+		else if (p->explicit_target)
+			batch.miss = OZRAM_RECOMP_MISS_KEEP;
+		else
+			batch.miss = OZRAM_RECOMP_MISS_MARK;
 		bitmap_zero(batch.redo, nr);
 		ret = ozram_recomp_pass(&batch, page, copy, &tried);
 	}

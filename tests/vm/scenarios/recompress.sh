@@ -150,6 +150,25 @@ check_eq "$(dd if=$D bs=1M count=1 iflag=direct 2>/dev/null | md5sum | cut -d' '
 	"$(md5 /tmp/random.bin)" "every random byte"
 sysfs_set $S/reset 1
 
+step "two algorithms: a page the first does not shrink is tried with the second"
+# lz4 again at priority 1 never saves a size class over the lz4 object;
+# zram then tries the page with the next algorithm in the same write.
+sysfs_set $S/recomp_algorithm "algo=lz4 priority=1"
+sysfs_set $S/recomp_algorithm "algo=$TO priority=2"
+dev_setup 0 16M
+dd if=/tmp/text.bin of=$D bs=1M count=16 oflag=direct 2>/dev/null || fail "write failed"
+ring_settle 0
+sysfs_set $S/idle all
+sysfs_set $S/recompress "type=idle"
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" 4096 "pages recompressed by the second algorithm"
+check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(head -c 16777216 /tmp/text.bin | md5sum | cut -d' ' -f1)" "every byte after two algorithms"
+# Recompressed by the last algorithm, no page is a candidate any more.
+sysfs_set $S/idle all
+sysfs_set $S/recompress "type=idle"
+check_eq "$(stat_field $S/mm_stat pages_recompressed)" 4096 "pages recompressed by a second write"
+sysfs_set $S/reset 1
+
 step "ozramctl recompress: the request, and what the pass saved"
 fill
 out=$(ozramctl recompress --type idle --bytes ozram0) || fail "ozramctl recompress failed: $out"
