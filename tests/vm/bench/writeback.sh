@@ -14,7 +14,8 @@
 # Blocks: bd_count after writing back every page of the bench's page mix
 # (pagegen's mixed kind, as blkbench writes it) and of the text pages, on
 # zram and on ozram in both forms, and packed after recompressing the idle
-# pages with zstd (the target is packed ozram <= 0.5x zram).
+# pages: with zstd, and with zstd and deflate, each page kept in the smaller
+# (the target is packed ozram <= 0.5x zram).
 # Run: tests/vm/run --mem 768 --timeout 1500 --script tests/vm/bench/writeback.sh
 PAGES=16384
 pagegen --pages $PAGES --kind text --seed 141 >/tmp/text.bin
@@ -33,7 +34,9 @@ done
 
 # setup WHO FILE [RECOMP]: device WHO (zram, ozram-raw, ozram-packed) holding
 # FILE, every page idle; with RECOMP, the idle pages recompressed with it
-# first.  Sets s (its sysfs directory) and dev.
+# first.  RECOMP "zstd+deflate" recompresses with zstd (deflate for a page
+# zstd does not shrink), then tries deflate on every page again, keeping
+# whichever object is smaller.  Sets s (its sysfs directory) and dev.
 setup() {
 	mod=${1%%-*}
 	s=/sys/block/${mod}0
@@ -45,13 +48,24 @@ setup() {
 	ozram-raw) sysfs_set $s/compressed_writeback 0 ;;
 	ozram-packed) sysfs_set $s/compressed_writeback 1 ;;
 	esac
-	[ -z "${3:-}" ] || sysfs_set $s/recomp_algorithm "algo=$3"
+	case ${3:-} in
+	"") ;;
+	zstd+deflate)
+		sysfs_set $s/recomp_algorithm "algo=zstd priority=1"
+		sysfs_set $s/recomp_algorithm "algo=deflate priority=2"
+		;;
+	*) sysfs_set $s/recomp_algorithm "algo=$3" ;;
+	esac
 	sysfs_set $s/disksize 64M
 	dd if=$2 of=$dev bs=1M oflag=direct 2>/dev/null || fail "write failed"
 	sysfs_set $s/idle all
 	if [ -n "${3:-}" ]; then
 		sysfs_set $s/recompress type=idle
 		sysfs_set $s/idle all
+		if [ "$3" = zstd+deflate ]; then
+			sysfs_set $s/recompress "type=idle algo=deflate"
+			sysfs_set $s/idle all
+		fi
 	fi
 }
 
@@ -107,5 +121,6 @@ for f in mixed text; do
 	blocks ozram-raw /tmp/$f.bin && r=$B
 	blocks ozram-packed /tmp/$f.bin && p=$B
 	blocks ozram-packed /tmp/$f.bin zstd && pz=$B
-	echo "WRITEBACK-BENCH blocks $f: zram $z, ozram raw $r ($(ratio $r $z)x), ozram packed $p ($(ratio $p $z)x), packed after zstd recompression $pz ($(ratio $pz $z)x)"
+	blocks ozram-packed /tmp/$f.bin zstd+deflate && pzd=$B
+	echo "WRITEBACK-BENCH blocks $f: zram $z, ozram raw $r ($(ratio $r $z)x), ozram packed $p ($(ratio $p $z)x), packed after zstd recompression $pz ($(ratio $pz $z)x), after zstd and deflate $pzd ($(ratio $pzd $z)x)"
 done
