@@ -77,6 +77,7 @@ bench-vm: all
 	tests/vm/bench-vm
 	tests/vm/bench-vm --agent cpu --swap
 	tests/vm/run --mem 512 --agent cpu --timeout 1200 --script tests/vm/bench/recompress.sh
+	tests/vm/run --mem 512 --agent cpu --no-module --timeout 1800 --script tests/vm/bench/recompress-profile.sh
 	tests/vm/run --mem 1024 --agent cpu --timeout 1500 --script tests/vm/bench/kernel-cpu.sh
 	tests/vm/run --mem 768 --timeout 1500 --script tests/vm/bench/writeback.sh
 
