@@ -10,7 +10,9 @@
  * the timed runs every page is read back and compared.
  *
  * Each I/O's latency is recorded too (the time of its pwrite or pread
- * alone), and each pass prints its 50th, 99th and 99.9th percentiles.
+ * alone), and each pass prints its 50th, 99th and 99.9th percentiles, and
+ * the busy time of all CPUs over the pass (whoever spent it: the writer,
+ * the kernel, an agent), per page and as a share of what the CPUs had.
  *
  * A write pass ends when the device holds no staged or parked page: with
  * an agent, ozram completes a write once the page is staged or held and
@@ -43,7 +45,9 @@ static void usage(FILE* out) {
             "(default 5), and prints the median MiB/s per device and operation as\n"
             "lines 'RESULT dev=D op=O mibps=X' (each repeat as 'REPEAT r=N ...'), and\n"
             "the latency percentiles of each pass as 'LATENCY r=N dev=D op=O p50_us=X\n"
-            "p99_us=Y p999_us=Z'.\n"
+            "p99_us=Y p999_us=Z', and the CPUs' busy time over each pass as 'CPU r=N\n"
+            "dev=D op=O busy_pct=X cpu_us_per_page=Y' (all CPUs; /proc/stat less idle\n"
+            "and iowait).\n"
             "Within a repeat each operation runs on all devices back to back, the\n"
             "first device alternating.  A write pass lasts until the device's\n"
             "backend_stat (ozram) shows no staged or parked page.  The data is\n"
@@ -96,6 +100,21 @@ static int settle(const char* dev) {
         usleep(2000);
     }
     return 0;
+}
+
+/* Busy time of all CPUs since boot, in seconds: /proc/stat's user, nice,
+ * system, irq, softirq and steal time; -1 if it does not parse. */
+static double cpu_busy_s(void) {
+    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
+    FILE* f = fopen("/proc/stat", "r");
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system,
+                       &idle, &iowait, &irq, &softirq, &steal)
+              : 0;
+    if (f)
+        fclose(f);
+    if (n != 8)
+        return -1;
+    return (double)(user + nice + system + irq + softirq + steal) / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* The PERMILLE-th value of the n sorted values. */
@@ -196,6 +215,9 @@ int main(int argc, char** argv) {
         order[j] = t;
     }
 
+    long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpus < 1)
+        ncpus = 1;
     int fds[MAX_DEVICES];
     for (int d = 0; d < ndev; d++) {
         fds[d] = open(devs[d], O_RDWR | O_DIRECT);
@@ -213,8 +235,9 @@ int main(int argc, char** argv) {
         for (int op = 0; op < NUM_OPS; op++) {
             for (int k = 0; k < ndev; k++) {
                 int d = r % 2 ? ndev - 1 - k : k;
-                double s =
-                    run_op(devs[d], fds[d], (enum op)op, data, scratch, order, pages, lat);
+                double busy0 = cpu_busy_s();
+                double s = run_op(devs[d], fds[d], (enum op)op, data, scratch, order, pages, lat);
+                double busy = cpu_busy_s() - busy0;
                 if (s < 0)
                     return 1;
                 secs[d][op][r] = s;
@@ -225,6 +248,10 @@ int main(int argc, char** argv) {
                        (unsigned long long)r, devs[d], op_names[op],
                        percentile(lat, pages, 500) * 1e6, percentile(lat, pages, 990) * 1e6,
                        percentile(lat, pages, 999) * 1e6);
+                if (busy0 >= 0 && busy >= 0)
+                    printf("CPU r=%llu dev=%s op=%s busy_pct=%.0f cpu_us_per_page=%.1f\n",
+                           (unsigned long long)r, devs[d], op_names[op],
+                           busy * 100 / (s * (double)ncpus), busy * 1e6 / (double)pages);
             }
         }
         fflush(stdout);
