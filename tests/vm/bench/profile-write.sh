@@ -1,0 +1,44 @@
+# vm: --mem 512 --agent cpu --program /usr/bin/perf --timeout 900
+# Where the CPUs' time goes while writing: perf samples every CPU
+# (cpu-clock, 499 Hz) while blkbench writes 32 MiB of the page mix with
+# 4 KiB O_DIRECT writes, sequential then random, three times, to stock
+# zram (lz4), then to ozram with the agent, as bench-vm does (each write
+# pass lasts until no page is staged or parked).  Prints for each device
+# blkbench's own figures, the share of the samples per process and per
+# kernel or user symbol, and the kernel workers' samples by the work
+# function they ran.  Under TCG cpu-clock samples are the emulated CPUs'
+# time, so only the shares are meaningful.
+# Run: tests/vm/run --mem 512 --agent cpu --program /usr/bin/perf \
+#          --timeout 900 --script tests/vm/bench/profile-write.sh
+command -v perf >/dev/null || fail "perf is not in the VM (tests/vm/run --program)"
+
+load_module lz4
+load_module zram num_devices=1
+echo lz4 >/sys/block/zram0/comp_algorithm
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+for d in ozram0 zram0; do
+	sysfs_set /sys/block/$d/disksize 64M
+done
+
+for d in zram0 ozram0; do
+	step "writes to /dev/$d under perf"
+	perf record -q -a -g -m 16 -e cpu-clock -F 499 -o /tmp/$d.data -- \
+		blkbench --mb 32 --repeats 3 /dev/$d >/tmp/bench.out 2>&1 ||
+		{ cat /tmp/bench.out; fail "blkbench or perf failed on /dev/$d"; }
+	grep -E '^(RESULT|CPU)' /tmp/bench.out | grep write | sed "s/^/PROFILE $d: /"
+	echo "PROFILE $d: share of the samples per process"
+	perf report -q -i /tmp/$d.data --stdio -g none --sort comm --percent-limit 1 2>/dev/null |
+		sed "s/^/PROFILE $d comm: /"
+	echo "PROFILE $d: share of the samples per symbol (kernel [k], user [.])"
+	perf report -q -i /tmp/$d.data --stdio -g none --sort comm,sym --percent-limit 0.7 2>/dev/null |
+		sed "s/^/PROFILE $d sym: /"
+	echo "PROFILE $d: kworker samples per work function (% of all samples)"
+	perf report -q -i /tmp/$d.data --stdio --no-children --sort comm \
+		-g folded,0,caller,percent 2>/dev/null |
+		awk -v d=$d 'match($0, /process_one_work;[A-Za-z0-9_.]+/) {
+			f = substr($0, RSTART + 17, RLENGTH - 17); p = $1; sub(/%$/, "", p); n[f] += p }
+			END { for (f in n) printf "PROFILE %s work: %6.2f%%  %s\n", d, n[f], f }' |
+		sort -k4 -n -r
+done
+echo "PROFILE ring: $(tr '\n' ' ' </sys/block/ozram0/backend_stat)"
