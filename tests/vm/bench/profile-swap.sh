@@ -34,20 +34,6 @@ for d in zram0 ozram0; do
 	swapoff /dev/$d || fail "swapoff /dev/$d failed"
 	grep -q "verify pass 1:" /tmp/hog.out || fail "memhog did not verify its pages"
 	echo "PROFILE $d: memhog $(((t1 - t0) * 10)) ms"
-	echo "PROFILE $d: share of the samples per process"
-	perf report -q -i /tmp/$d.data --stdio -g none --sort comm --percent-limit 2 2>/dev/null |
-		sed "s/^/PROFILE $d comm: /"
-	echo "PROFILE $d: share of the samples per symbol (kernel [k], user [.])"
-	perf report -q -i /tmp/$d.data --stdio -g none --sort comm,sym --percent-limit 1 2>/dev/null |
-		sed "s/^/PROFILE $d sym: /"
-	# The workers' samples by the work function they ran (the frame that
-	# process_one_work() called), from the folded call chains.
-	echo "PROFILE $d: kworker samples per work function (% of all samples)"
-	perf report -q -i /tmp/$d.data --stdio --no-children --sort comm \
-		-g folded,0,caller,percent 2>/dev/null |
-		awk -v d=$d 'match($0, /process_one_work;[A-Za-z0-9_.]+/) {
-			f = substr($0, RSTART + 17, RLENGTH - 17); p = $1; sub(/%$/, "", p); n[f] += p }
-			END { for (f in n) printf "PROFILE %s work: %6.2f%%  %s\n", d, n[f], f }' |
-		sort -k4 -n -r
+	perf_shares $d /tmp/$d.data
 done
 echo "PROFILE ring: $(tr '\n' ' ' </sys/block/ozram0/backend_stat)"

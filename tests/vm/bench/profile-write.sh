@@ -27,18 +27,6 @@ for d in zram0 ozram0; do
 		blkbench --mb 32 --repeats 3 /dev/$d >/tmp/bench.out 2>&1 ||
 		{ cat /tmp/bench.out; fail "blkbench or perf failed on /dev/$d"; }
 	grep -E '^(RESULT|CPU)' /tmp/bench.out | grep write | sed "s/^/PROFILE $d: /"
-	echo "PROFILE $d: share of the samples per process"
-	perf report -q -i /tmp/$d.data --stdio -g none --sort comm --percent-limit 1 2>/dev/null |
-		sed "s/^/PROFILE $d comm: /"
-	echo "PROFILE $d: share of the samples per symbol (kernel [k], user [.])"
-	perf report -q -i /tmp/$d.data --stdio -g none --sort comm,sym --percent-limit 0.7 2>/dev/null |
-		sed "s/^/PROFILE $d sym: /"
-	echo "PROFILE $d: kworker samples per work function (% of all samples)"
-	perf report -q -i /tmp/$d.data --stdio --no-children --sort comm \
-		-g folded,0,caller,percent 2>/dev/null |
-		awk -v d=$d 'match($0, /process_one_work;[A-Za-z0-9_.]+/) {
-			f = substr($0, RSTART + 17, RLENGTH - 17); p = $1; sub(/%$/, "", p); n[f] += p }
-			END { for (f in n) printf "PROFILE %s work: %6.2f%%  %s\n", d, n[f], f }' |
-		sort -k4 -n -r
+	perf_shares $d /tmp/$d.data
 done
 echo "PROFILE ring: $(tr '\n' ' ' </sys/block/ozram0/backend_stat)"

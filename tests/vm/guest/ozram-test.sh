@@ -323,3 +323,24 @@ stop_agent() {
 	rm -f $OZRAMD_PIDFILE
 }
 # --- end agent ---------------------------------------------------------------
+
+# perf_shares TAG DATA: for the profiling benches, the shares of the perf
+# samples in DATA per process and per kernel or user symbol, and the kernel
+# workers' samples by the work function they ran (the frame that
+# process_one_work() called, from the folded call chains), printed as
+# "PROFILE TAG ..." lines.
+perf_shares() {
+	echo "PROFILE $1: share of the samples per process"
+	perf report -q -i "$2" --stdio -g none --sort comm --percent-limit 1 2>/dev/null |
+		sed "s/^/PROFILE $1 comm: /"
+	echo "PROFILE $1: share of the samples per symbol (kernel [k], user [.])"
+	perf report -q -i "$2" --stdio -g none --sort comm,sym --percent-limit 0.7 2>/dev/null |
+		sed "s/^/PROFILE $1 sym: /"
+	echo "PROFILE $1: kworker samples per work function (% of all samples)"
+	perf report -q -i "$2" --stdio --no-children --sort comm \
+		-g folded,0,caller,percent 2>/dev/null |
+		awk -v d="$1" 'match($0, /process_one_work;[A-Za-z0-9_.]+/) {
+			f = substr($0, RSTART + 17, RLENGTH - 17); p = $1; sub(/%$/, "", p); n[f] += p }
+			END { for (f in n) printf "PROFILE %s work: %6.2f%%  %s\n", d, n[f], f }' |
+		sort -k4 -n -r
+}
