@@ -46,6 +46,8 @@ struct ozram_recomp_batch {
 	u32 returned;		/* results handed back so far */
 	wait_queue_head_t wait;
 	unsigned long *redo;	/* pages the agent failed: the kernel's now */
+	/* Pages counted against max_pages: once each, whatever tries them. */
+	unsigned long *counted;
 };
 
 struct ozram *ozram_recomp_device(const struct ozram_recomp_batch *batch)
@@ -212,11 +214,19 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 	u32 nr = oz->disksize >> PAGE_SHIFT, index;
 	int ret = 0;
 
-	for (index = 0; index < nr && *tried < p->max_pages; index++) {
+	for (index = 0; index < nr; index++) {
+		/* Missed by an earlier algorithm: counted once, as zram does. */
+		bool counted = test_bit(index, batch->counted);
+
+		if (!counted && *tried >= p->max_pages)
+			continue;
 		ret = ozram_recomp_pick(oz, index, p, batch->prio, page);
 		if (ret <= 0)
 			continue;
-		++*tried;
+		if (!counted) {
+			__set_bit(index, batch->counted);
+			++*tried;
+		}
 		if (!ozram_recomp_offload(batch, index, page))
 			ozram_recomp_inline(batch, index, page, copy);
 		cond_resched();
@@ -253,7 +263,8 @@ int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p)
 	page = alloc_page(GFP_KERNEL);
 	copy = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	batch.redo = bitmap_zalloc(nr, GFP_KERNEL);
-	if (!page || !copy || !batch.redo) {
+	batch.counted = bitmap_zalloc(nr, GFP_KERNEL);
+	if (!page || !copy || !batch.redo || !batch.counted) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -273,6 +284,7 @@ int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p)
 		ret = ozram_recomp_pass(&batch, page, copy, &tried);
 	}
 out:
+	bitmap_free(batch.counted);
 	bitmap_free(batch.redo);
 	kfree(copy);
 	if (page)
