@@ -6,7 +6,8 @@
 # through an agent killed in the middle.  Every byte reads back each time,
 # mm_stat's compressed size falls by exactly the bytes it reports saved,
 # and the three end within 1 % of each other.  type=huge, threshold= and
-# max_pages= select what zram's do.  The times are measured by
+# max_pages= select what zram's do, and with two algorithms a page the
+# first does not shrink is recompressed by the second in the same write.  The times are measured by
 # tests/vm/bench/recompress.sh, not here.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"

@@ -221,7 +221,6 @@ check_eq "$(bd 1)" 0 "blocks once every page is discarded"
 dev_reset 0
 cp /tmp/orig.bin /tmp/data.bin
 
-
 step "raw pages among the packed ones: each packed bio fills its blocks"
 # The bench's page mix, raw (random) pages all along between the packed
 # ones: a raw page's block must not end a packed bio at a part-filled block.
