@@ -9,13 +9,10 @@
 # CPUs' time, so only the shares are meaningful.
 # Run: tests/vm/run --mem 512 --agent cpu --program /usr/bin/perf \
 #          --timeout 900 --script tests/vm/bench/profile-swap.sh
-command -v perf >/dev/null || fail "perf is not in the VM (tests/vm/run --program)"
-
+perf_ready
 load_module lz4
 load_module zram num_devices=1
 echo lz4 >/sys/block/zram0/comp_algorithm
-echo 0 >/proc/sys/kernel/kptr_restrict
-echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 0 >/proc/sys/vm/page-cluster
 for d in ozram0 zram0; do
 	sysfs_set /sys/block/$d/disksize 1G

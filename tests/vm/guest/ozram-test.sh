@@ -324,6 +324,15 @@ stop_agent() {
 }
 # --- end agent ---------------------------------------------------------------
 
+# perf_ready: for the profiling benches, fails without perf in the VM
+# (tests/vm/run --program /usr/bin/perf), and lets perf sample every CPU
+# and name kernel symbols.
+perf_ready() {
+	command -v perf >/dev/null || fail "perf is not in the VM (tests/vm/run --program)"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+}
+
 # perf_shares TAG DATA: for the profiling benches, the shares of the perf
 # samples in DATA per process and per kernel or user symbol, and the kernel
 # workers' samples by the work function they ran (the frame that
