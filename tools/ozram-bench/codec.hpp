@@ -17,6 +17,7 @@ namespace ozram::bench {
 struct PassResult {
     std::uint64_t compress_ns = 0;        // sum over the batches of the compress calls
     std::uint64_t decompress_ns = 0;      // likewise for decompression
+    std::uint64_t kernel_ns = 0;          // GPU only: device time of the compression kernel
     std::uint64_t bytes_out = 0;          // stored (compressed) bytes of every page
     std::uint64_t raw_pages = 0;          // stored as they are (incompressible, "huge")
     std::uint64_t same_filled_pages = 0;  // stored as one repeated word

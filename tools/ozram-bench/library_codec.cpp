@@ -58,6 +58,9 @@ class LibraryCodec final : public Codec {
             const auto start = Clock::now();
             compressor_->compress(pages, result_);
             pass.compress_ns += elapsed_ns(start);
+            if (compressor_->backend() == Backend::Gpu) {
+                pass.kernel_ns += result_.kernel_time_ns;
+            }
         } catch (const std::exception& e) {
             mark_all_failed(e);
             return;

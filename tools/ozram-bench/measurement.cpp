@@ -31,6 +31,7 @@ std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
     const auto bytes_in = static_cast<std::uint64_t>(pages.size()) * PAGE_SIZE;
     std::vector<std::vector<double>> compress(codecs.size());
     std::vector<std::vector<double>> decompress(codecs.size());
+    std::vector<std::vector<double>> kernel(codecs.size());
     std::vector<std::vector<bool>> failed(codecs.size(), std::vector<bool>(pages.size()));
     std::vector<Measurement> rows(codecs.size());
     for (unsigned repeat = 0; repeat < repeats; ++repeat) {
@@ -38,6 +39,7 @@ std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
             const auto pass = codecs[c]->run_pass(pages, batch, failed[c]);
             compress[c].push_back(gbps(bytes_in, pass.compress_ns));
             decompress[c].push_back(gbps(bytes_in, pass.decompress_ns));
+            kernel[c].push_back(gbps(bytes_in, pass.kernel_ns));
             rows[c].bytes_out = pass.bytes_out;
             rows[c].raw_pages = pass.raw_pages;
             rows[c].same_filled_pages = pass.same_filled_pages;
@@ -53,6 +55,7 @@ std::vector<Measurement> measure_codecs(std::span<Codec* const> codecs,
         row.bytes_in = bytes_in;
         row.compress_gbps = median(compress[c]);
         row.decompress_gbps = median(decompress[c]);
+        row.kernel_gbps = median(kernel[c]);
         row.compress_by_pass = std::move(compress[c]);
         row.decompress_by_pass = std::move(decompress[c]);
         row.mismatches =

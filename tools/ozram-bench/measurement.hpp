@@ -26,6 +26,9 @@ struct Measurement {
     double compress_gbps = 0;  // medians over the repeats, 10^9 input bytes/s
     double decompress_gbps = 0;
     double copy_gbps = 0;              // pcie rows only: pinned copy bandwidth
+    // GPU rows only (0 elsewhere): input bytes over the device time of the
+    // compression kernel alone, without copies or host work; median.
+    double kernel_gbps = 0;
     std::uint64_t verified_pages = 0;  // pages right in every repeat
     std::uint64_t mismatches = 0;      // pages wrong in at least one repeat
     // GB/s of each pass, in order: passes of different codecs with the same

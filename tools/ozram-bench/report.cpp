@@ -41,6 +41,7 @@ std::vector<Field> fields(const Measurement& m) {
         {"compress_gbps", fixed(m.compress_gbps, 4), false},
         {"decompress_gbps", fixed(m.decompress_gbps, 4), false},
         {"copy_gbps", fixed(m.copy_gbps, 4), false},
+        {"kernel_gbps", fixed(m.kernel_gbps, 4), false},
         {"verified_pages", std::to_string(m.verified_pages), false},
         {"mismatches", std::to_string(m.mismatches), false},
         {"raw_pages", std::to_string(m.raw_pages), false},
@@ -161,6 +162,14 @@ void print_table(std::ostream& out, std::span<const Measurement> rows,
                 count(m.verified_pages), count(m.mismatches));
         }
         out << line;
+    }
+    for (const auto& m : rows) {
+        if (m.kernel_gbps > 0) {
+            std::snprintf(line, sizeof(line),
+                          "%-10s compression kernel alone (device time): %.2f GB/s\n",
+                          m.backend.c_str(), m.kernel_gbps);
+            out << line;
+        }
     }
     print_comparison(out, rows, reference_library);
 }

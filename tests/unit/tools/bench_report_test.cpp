@@ -30,7 +30,7 @@ TEST(BenchReport, JsonRowHasEveryKey) {
     const auto row = json_row(sample());
     for (const char* key : {"backend", "pages", "bytes_in", "bytes_out", "ratio", "compress_gbps",
                             "decompress_gbps", "verified_pages", "mismatches", "threads", "batch",
-                            "repeats", "raw_pages", "same_filled_pages"}) {
+                            "repeats", "raw_pages", "same_filled_pages", "kernel_gbps"}) {
         const auto quoted = std::string("\"").append(key).append("\": ");
         EXPECT_NE(row.find(quoted), std::string::npos) << key;
     }
