@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "gpu/kernels/lz4_kernels.hpp"
+#include "kernels/lz4_kernels.hpp"
 #include "test_pages.hpp"
 
 namespace ozram::testing {

@@ -25,7 +25,7 @@ struct Measurement {
     std::uint64_t same_filled_pages = 0;
     double compress_gbps = 0;  // medians over the repeats, 10^9 input bytes/s
     double decompress_gbps = 0;
-    double copy_gbps = 0;              // pcie rows only: pinned copy bandwidth
+    double copy_gbps = 0;  // pcie rows only: pinned copy bandwidth
     // GPU rows only (0 elsewhere): input bytes over the device time of the
     // compression kernel alone, without copies or host work; median.
     double kernel_gbps = 0;

@@ -10,8 +10,8 @@
 
 #include "gpu/cuda_call.hpp"
 #include "gpu/host_regions.hpp"
-#include "gpu/kernels/lz4_kernels.hpp"
 #include "gpu/slot_pipeline.hpp"
+#include "kernels/lz4_kernels.hpp"
 #include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "gpu/cuda_resources.hpp"
-#include "gpu/kernels/lz4_kernels.hpp"
-#include "gpu/kernels/page_gather.hpp"
+#include "kernels/lz4_kernels.hpp"
+#include "kernels/page_gather.hpp"
 
 namespace ozram::gpu {
 

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "gpu/kernels/lz4_compress.cuh"
-#include "gpu/kernels/lz4_decompress.cuh"
+#include "kernels/lz4_compress.cuh"
+#include "kernels/lz4_decompress.cuh"
 #include "test_pages.hpp"
 
 namespace ozram::testing {

@@ -1,5 +1,5 @@
 // The host emulation of the warp behaves like the CUDA intrinsics it stands for.
-#include "gpu/kernels/warp.cuh"
+#include "kernels/warp.cuh"
 
 #include <gtest/gtest.h>
 
