@@ -90,8 +90,8 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 // take over the staging area's registration from the old ones (the driver
 // registers a range once).
 void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
-            std::span<const std::uint8_t> staging, AgentMetrics& metrics,
-            std::optional<int> running_nice) {
+            std::span<const std::uint8_t> staging, std::span<std::uint8_t> output,
+            AgentMetrics& metrics, std::optional<int> running_nice) {
     Config config;
     try {
         config = effective_config(options);
@@ -108,9 +108,9 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     try {
         auto fresh = build_compressors(cached, config);
         fresh->set_metrics(&metrics);
-        compressors->release_staging();
+        compressors->release_ring();
         if (config.gpu_staging == GpuStaging::InPlace) {
-            fresh->read_staging_in_place(staging);
+            fresh->share_ring(staging, output);
         }
         loop.set_picker(*fresh);
         compressors = std::move(fresh);
@@ -170,8 +170,9 @@ int serve(const Options& options, const Config& initial) {
     transport->declare_algorithms((1u << OZRAM_RING_ALG_NR) - 1);
 
     const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
+    const std::span<std::uint8_t> output{view.output, view.header.output.size};
     if (initial.gpu_staging == GpuStaging::InPlace) {
-        compressors->read_staging_in_place(staging);
+        compressors->share_ring(staging, output);
     }
 
     DrainLoop loop(*transport, *compressors);
@@ -187,7 +188,7 @@ int serve(const Options& options, const Config& initial) {
     SignalFlags& flags = signal_flags();
     while (!flags.stop) {
         if (flags.reload.exchange(false)) {
-            reload(options, loop, compressors, staging, metrics, initial.nice);
+            reload(options, loop, compressors, staging, output, metrics, initial.nice);
         }
         const Step step = loop.step(IDLE_TIMEOUT);
         if (step == Step::Stopping) {
@@ -205,8 +206,8 @@ int serve(const Options& options, const Config& initial) {
     } catch (const std::exception& error) {
         log_warning(std::string("the last doorbell failed: ") + error.what());
     }
-    // The driver must let go of the staging area before it is unmapped.
-    compressors->release_staging();
+    // The driver must let go of the ring's areas before they are unmapped.
+    compressors->release_ring();
     transport->detach();
     const DrainStats& stats = loop.stats();
     const auto& batches = compressors->batches();

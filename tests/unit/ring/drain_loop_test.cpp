@@ -38,8 +38,12 @@ class FixedPicker final : public ozram::daemon::CompressorPicker {
 
 class Failing final : public ozram::daemon::CompressorPicker, public ozram::PageCompressor {
   public:
+    explicit Failing(bool fallback_fails = false) : fallback_fails_(fallback_fails) {}
     ozram::PageCompressor& pick(std::size_t) override { return *this; }
-    ozram::Backend backend() const override { return ozram::Backend::Scalar; }
+    ozram::PageCompressor& fallback_for(ozram::Algorithm algorithm) override {
+        return fallback_fails_ ? *this : CompressorPicker::fallback_for(algorithm);
+    }
+    ozram::Backend backend() const override { return ozram::Backend::Gpu; }
     void compress(std::span<const std::uint8_t* const>, ozram::BatchResult&) override {
         throw ozram::Error(ENOMEM, "out of pinned memory");
     }
@@ -48,6 +52,9 @@ class Failing final : public ozram::daemon::CompressorPicker, public ozram::Page
         throw ozram::Error(ENOMEM, "out of pinned memory");
     }
     void decompress(const ozram::BatchResult&, std::span<std::uint8_t* const>) override {}
+
+  private:
+    bool fallback_fails_;
 };
 
 // Reports itself as the GPU backend and compresses with liblz4 on the
@@ -62,6 +69,7 @@ class PosingAsGpu final : public ozram::daemon::CompressorPicker, public ozram::
     void compress_into(std::span<const std::uint8_t* const> pages,
                        std::span<std::uint8_t* const> outputs, ozram::BatchResult& out) override {
         scalar_->compress_into(pages, outputs, out);
+        out.backend = ozram::Backend::Gpu;
     }
     void decompress(const ozram::BatchResult& in, std::span<std::uint8_t* const> pages) override {
         scalar_->decompress(in, pages);
@@ -287,7 +295,9 @@ std::size_t run_mixed(ozram::daemon::CompressorPicker& picker,
         producer.stage(pages[i].data(), 0, i, algorithms[i % algorithms.size()]);
     }
     producer.publish();
-    EXPECT_EQ(loop.step(0us), Step::Drained);
+    do {
+        EXPECT_EQ(loop.step(0us), Step::Drained);
+    } while (loop.batches_in_flight() != 0);
     std::size_t ok = 0;
     std::size_t unsupported = 0;
     producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
@@ -333,9 +343,24 @@ TEST(DrainLoop, AFormatWithoutACompressorGoesBackAsUnsupported) {
     EXPECT_EQ(run_mixed(lz4_only, {OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_ZSTD}, 6), 6u);
 }
 
-TEST(DrainLoop, AFailedBatchGivesEveryPageBackWithItsErrno) {
+// A batch whose backend fails is redone on the CPU: every page comes back
+// compressed, none lost.
+TEST(DrainLoop, AFailedBatchIsRedoneOnTheCpu) {
     HeapRing ring(8, 8);
     Failing failing;
+    DrainLoop loop(ring, failing);
+    const auto pages = mixed_pages(5);
+    const Outcome outcome = run_pages(ring, loop, pages, pages.size());
+    EXPECT_EQ(outcome.verified, 5u);
+    EXPECT_EQ(outcome.failed, 0u);
+    EXPECT_EQ(loop.stats().failed_pages, 0u);
+}
+
+// When the CPU fails too, every page goes back with the errno, for the
+// producer to compress itself.
+TEST(DrainLoop, ABatchThatFailsEverywhereGivesEveryPageBackWithItsErrno) {
+    HeapRing ring(8, 8);
+    Failing failing(/*fallback_fails=*/true);
     DrainLoop loop(ring, failing);
     RingProducer producer(ring.view());
     const auto pages = mixed_pages(5);
