@@ -24,7 +24,7 @@ inline constexpr std::uint32_t PAGE_PAD = 16;
 template <CompressKernel Kernel>
 struct CompressScratch {
     alignas(16) std::uint8_t page[PAGE_SIZE + PAGE_PAD];
-    std::uint16_t hash_table[1u << HASH_LOG_OF<Kernel>];
+    alignas(16) std::uint16_t hash_table[1u << HASH_LOG_OF<Kernel>];
 };
 
 namespace detail {

@@ -42,6 +42,30 @@ bool has_bytes(const CompressedPage& page) {
     return page.encoding == PageEncoding::Lz4 || page.encoding == PageEncoding::Raw;
 }
 
+// Runs of pages that lie back to back in host memory move by DMA, one copy a
+// run: the copy engine runs at the bus's speed and leaves the SMs to the
+// kernels.  A batch scattered over more runs than this has its pages moved
+// by a kernel instead, a warp a page.
+constexpr std::size_t MAX_DMA_RUNS = 32;
+
+// The runs of consecutive pages in `pages`: each (first index, page count),
+// or nothing when there are more than MAX_DMA_RUNS.
+template <class Pointer>
+std::optional<std::vector<std::pair<std::size_t, std::size_t>>> page_runs(
+    std::span<Pointer const> pages) {
+    std::vector<std::pair<std::size_t, std::size_t>> runs;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        if (!runs.empty() && pages[i] == pages[i - 1] + PAGE_SIZE) {
+            ++runs.back().second;
+            continue;
+        }
+        if (runs.size() == MAX_DMA_RUNS)
+            return std::nullopt;
+        runs.emplace_back(i, 1);
+    }
+    return runs;
+}
+
 }  // namespace
 
 struct BatchPipeline::Slot {
@@ -239,6 +263,21 @@ void BatchPipeline::bring_pages_in(Slot& slot, std::span<const std::uint8_t* con
             slot.host_sources[i] = *address;
     }
     if (slot.pages_in_place) {
+        // A run lies inside one region only if its pages' device addresses
+        // follow each other too.
+        const auto runs = page_runs(pages);
+        bool one_region_a_run = runs.has_value();
+        for (std::size_t i = 1; i < n && one_region_a_run; ++i) {
+            if (pages[i] == pages[i - 1] + PAGE_SIZE)
+                one_region_a_run = slot.host_sources[i] == slot.host_sources[i - 1] + PAGE_SIZE;
+        }
+        if (one_region_a_run) {
+            for (const auto& [first, count] : *runs) {
+                device_.upload(slot.pages + first * PAGE_SIZE, pages[first], count * PAGE_SIZE,
+                               slot.stream);
+            }
+            return;
+        }
         device_.upload(slot.sources, slot.host_sources, n * sizeof(std::uint64_t), slot.stream);
         device_.gather_pages({slot.sources, slot.pages, n}, slot.stream);
         return;
@@ -366,8 +405,10 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
         device_.upload(slot.descriptors, slot.host_descriptors, n * sizeof(PageDescriptor),
                        slot.stream);
 
-        // The pages: straight into registered destinations, else into device
-        // memory and down through a pinned buffer.
+        // The pages: into registered destinations without a host copy (by
+        // DMA from device memory when they lie in few runs, else written by
+        // the kernel where they belong), else into device memory and down
+        // through a pinned buffer.
         slot.direct_output = !regions_.empty();
         for (std::size_t i = 0; i < n && slot.direct_output; ++i) {
             const auto address = regions_.device_address(job.pages[i], PAGE_SIZE, true);
@@ -375,7 +416,9 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
             if (address)
                 slot.host_destinations[i] = *address;
         }
-        if (!slot.direct_output) {
+        const auto runs = slot.direct_output ? page_runs(std::span<std::uint8_t* const>(job.pages))
+                                             : std::nullopt;
+        if (!slot.direct_output || runs) {
             for (std::size_t i = 0; i < n; ++i)
                 slot.host_destinations[i] = slot.slots + i * PAGE_SIZE;
         }
@@ -385,7 +428,12 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
         device_.decompress_pages(
             {slot.pages, slot.offsets, slot.descriptors, slot.destinations, count}, slot.stream);
         device_.record(slot.computed, slot.stream);
-        if (!slot.direct_output) {
+        if (slot.direct_output && runs) {
+            for (const auto& [first, count] : *runs) {
+                device_.download(job.pages[first], slot.slots + first * PAGE_SIZE,
+                                 count * PAGE_SIZE, slot.stream);
+            }
+        } else if (!slot.direct_output) {
             device_.download(const_cast<std::uint8_t*>(staging_pages(slot)), slot.slots,
                              n * PAGE_SIZE, slot.stream);
         }

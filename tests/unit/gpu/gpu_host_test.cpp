@@ -63,7 +63,28 @@ TEST(GpuHostHalf, TheAgentsPathCopiesNothingOnTheHost) {
     EXPECT_EQ(work.pages_in_place, pages.size());
     EXPECT_EQ(work.outputs_in_place, pages.size());
     EXPECT_LE(device->bytes_written_to_host(), compressed + 15 * pages.size());
+    // Back to back, the pages came up by DMA, not by the gather kernel.
+    EXPECT_EQ(device->ran(Operation::Gather), 0u);
+    EXPECT_EQ(device->bytes_read_from_host(), 0u);
+    EXPECT_GE(device->bytes_uploaded(), pages.size() * PAGE_SIZE);
+}
+
+// Pages scattered over registered memory (a ring's slots in the order its
+// producer freed them) are read by the gather kernel, a warp a page.
+TEST(GpuHostHalf, ScatteredPagesAreGatheredByTheDevice) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 128});
+    const auto pages = mixed_pages(256);
+    Area staging(pages);
+    ASSERT_TRUE(gpu->register_host_region(staging.span()));
+    auto inputs = staging.inputs();
+    std::reverse(inputs.begin(), inputs.end());
+    std::vector<Page> reversed(pages.rbegin(), pages.rend());
+    BatchResult batch;
+    gpu->compress(inputs, batch);
+    EXPECT_EQ(wrong_in_payload(batch, reversed), 0u);
+    EXPECT_EQ(device->ran(Operation::Gather), 2u);
     EXPECT_EQ(device->bytes_read_from_host(), pages.size() * PAGE_SIZE);
+    EXPECT_EQ(gpu->host_work().bytes_copied, batch.payload.size()) << "pages were copied";
 }
 
 // Per page, the host copies at most its compressed size and reads a 16-byte

@@ -3,6 +3,8 @@
 // costs that stream only (a new one replaces it, the GPU stays in use, and
 // a compressor sharing the device never notices); a failure that loses the
 // context ends the GPU's use, with no device reset.
+#include <algorithm>
+
 #include "gpu_host_support.hpp"
 
 namespace ozram::gpu::test {
@@ -38,14 +40,17 @@ TEST(GpuRecovery, AFailedCopyIsRedoneOnTheCpu) {
     for (const Operation failing : {Operation::Upload, Operation::Gather, Operation::PackOffsets,
                                     Operation::CopyOut, Operation::Download}) {
         SCOPED_TRACE(static_cast<int>(failing));
-        auto [device, gpu] = emulated_gpu({.batch_size = 32});
+        auto [device, gpu] = emulated_gpu({.batch_size = 64});
         const auto pages = mixed_pages(64);
         Area staging(pages);
         ASSERT_TRUE(gpu->register_host_region(staging.span()));
         device->fail(failing, 1, LAUNCH_FAILED, false);
+        // In reverse: scattered, so that the gather kernel reads them.
+        auto inputs = staging.inputs();
+        std::reverse(inputs.begin(), inputs.end());
         BatchResult batch;
-        gpu->compress(staging.inputs(), batch);
-        EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
+        gpu->compress(inputs, batch);
+        EXPECT_EQ(wrong_in_payload(batch, std::vector<Page>(pages.rbegin(), pages.rend())), 0u);
         EXPECT_EQ(gpu->fallback_batches(), 1u);
         EXPECT_TRUE(gpu->gpu_in_use());
     }
