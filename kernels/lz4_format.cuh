@@ -19,9 +19,16 @@ OZRAM_KERNEL_FN std::uint32_t hash4(std::uint32_t sequence) {
     return (sequence * 2654435761u) >> (32 - HashLog);
 }
 
+// n / 255 for n < 2^16 (every length in a page) as a multiply and a shift:
+// an integer division is some twenty instructions on the device, and the
+// encoders size every sequence.
+OZRAM_KERNEL_FN std::uint32_t divide_by_255(std::uint32_t n) {
+    return (n * 0x8081u) >> 23;
+}
+
 // Bytes that follow the token to finish a length whose nibble is 15.
 OZRAM_KERNEL_FN std::uint32_t extra_length_bytes(std::uint32_t length) {
-    return length < RUN_MASK ? 0 : (length - RUN_MASK) / 255 + 1;
+    return length < RUN_MASK ? 0 : divide_by_255(length - RUN_MASK) + 1;
 }
 
 // Writes the 255-run continuation of a length >= 15; returns the next byte.

@@ -46,7 +46,8 @@ std::string usage_text() {
     return std::string() + R"(Usage: ozram-bench --input FILE [--algorithm NAME]
                    [--backend cpu|scalar|gpu|kernels|all] [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
-                   [--huge-threshold BYTES] [--gpu-kernel NAME] [--json|--csv]
+                   [--huge-threshold BYTES] [--gpu-kernel NAME] [--gpu-slots N]
+                   [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
@@ -82,6 +83,8 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      window-12, window-11, window-10 or reprobe (default
                      )" +
            std::string(to_string(DEFAULT_GPU_COMPRESS_KERNEL)) + R"()
+  --gpu-slots N      batches in flight of the gpu and gpu-copy rows, 1..64
+                     (default 4)
   --threads N        threads of cpu and of the library's N-thread row
                      (default: every core)
   --batch PAGES      pages per batch (default 1024)
@@ -140,6 +143,9 @@ Options parse_options(const std::vector<std::string>& args) {
                 throw cli::bad_value(name, "window-12, window-11, window-10 or reprobe", text);
             }
             options.gpu_kernel = *kernel;
+        } else if (name == "--gpu-slots") {
+            options.gpu_slots =
+                cli::parse_integer_option(name, arguments.value(), std::size_t{1}, std::size_t{64});
         } else if (name == "--json" || name == "--csv") {
             arguments.flag();
             const auto format = name == "--json" ? OutputFormat::Json : OutputFormat::Csv;

@@ -8,6 +8,7 @@
 
 #include "ozram/algorithm.hpp"
 #include "ozram/backend.hpp"
+#include "ozram/gpu.hpp"
 #include "ozram/gpu_kernel.hpp"
 
 namespace ozram::bench {
@@ -29,6 +30,8 @@ struct Options {
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
     // The compression kernel of the gpu rows; the kernel rows time them all.
     GpuCompressKernel gpu_kernel = DEFAULT_GPU_COMPRESS_KERNEL;
+    // Batches in flight of the gpu rows (GpuBatchConfig::ring_buffer_slots).
+    std::size_t gpu_slots = GpuBatchConfig{}.ring_buffer_slots;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
     bool help = false;

@@ -81,6 +81,7 @@ std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, cons
         return codecs;
     }
     const GpuBatchConfig config{.batch_size = options.batch,
+                                .ring_buffer_slots = options.gpu_slots,
                                 .huge_threshold = options.huge_threshold,
                                 .kernel = options.gpu_kernel};
     try {

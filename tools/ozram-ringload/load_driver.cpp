@@ -2,9 +2,11 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "barrier.hpp"
 #include "completion_check.hpp"
 #include "cpu/thread_pool.hpp"
 #include "ring_producer.hpp"
@@ -69,8 +71,15 @@ LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, cons
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    const auto start = Clock::now();
-    auto last_progress = start;
+    // The clock starts when the agent takes its first page: what it does
+    // between attaching and taking work (registering the ring's memory
+    // with a GPU driver, say) is set-up, not throughput.
+    std::optional<Clock::time_point> start;
+    const auto note_start = [&] {
+        if (!start && ring::load_acquire(ring.view().ctrl->sq_head) != 0)
+            start = Clock::now();
+    };
+    auto last_progress = Clock::now();
 
     while (finished < plan.pages) {
         // A round: slots for every page that fits, the pages copied into
@@ -90,6 +99,7 @@ LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, cons
             producer.publish();
             ring.notify_work();
         }
+        note_start();
         // The completions: claimed by the slot rules, then checked by the
         // threads.  Their output slots hold the bytes until the next round
         // stages into them.
@@ -132,8 +142,9 @@ LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, cons
             break;
         }
         ring.wait_for_completions(COMPLETION_WAIT);
+        note_start();
     }
-    report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    report.seconds = start ? std::chrono::duration<double>(Clock::now() - *start).count() : 0.0;
     for (const Tally& tally : tallies) {
         report.pages += tally.pages;
         report.bytes_in += tally.pages * PAGE_SIZE;

@@ -21,7 +21,7 @@ struct LoadReport {
     std::uint64_t stale = 0;       // completions for a generation no longer current
     std::uint64_t fallback = 0;    // given back with an error status, or taken back
     bool timed_out = false;        // the agent stopped answering
-    double seconds = 0;            // first submission to last completion
+    double seconds = 0;            // the agent's first page taken to the last completion
 
     [[nodiscard]] double ratio() const;
     [[nodiscard]] double gbps() const;

@@ -40,6 +40,13 @@ const std::vector<NamedPage>& corpus() {
     return pages;
 }
 
+// The encoders' division by 255 is a multiply and a shift: exact for every
+// length a page can have, and beyond.
+TEST(KernelCompress, DivisionBy255IsExactForEveryLength) {
+    for (std::uint32_t n = 0; n < 65536; ++n)
+        ASSERT_EQ(kernels::lz4::divide_by_255(n), n / 255) << n;
+}
+
 TEST(KernelCompress, CorpusHasEveryKind) {
     std::map<std::string, int> kinds;
     for (const auto& page : corpus())
