@@ -23,10 +23,13 @@ BackendChoice parse_backend(std::string_view name, std::string_view text) {
     if (text == "kernels") {
         return BackendChoice::Kernels;
     }
+    if (text == "warp-steps") {
+        return BackendChoice::WarpSteps;
+    }
     if (text == "all") {
         return BackendChoice::All;
     }
-    throw cli::bad_value(name, "cpu, scalar, gpu, kernels or all", text);
+    throw cli::bad_value(name, "cpu, scalar, gpu, kernels, warp-steps or all", text);
 }
 
 Algorithm parse_algorithm_name(std::string_view name, std::string_view text) {
@@ -44,10 +47,10 @@ constexpr unsigned MAX_THREADS = 4096;
 
 std::string usage_text() {
     return std::string() + R"(Usage: ozram-bench --input FILE [--algorithm NAME]
-                   [--backend cpu|scalar|gpu|kernels|all] [--threads N]
+                   [--backend cpu|scalar|gpu|kernels|warp-steps|all] [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
                    [--huge-threshold BYTES] [--gpu-kernel NAME] [--gpu-slots N]
-                   [--json|--csv]
+                   [--shuffle] [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
@@ -78,13 +81,20 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      compression kernel; decompress: the decompression
                      kernel on its blocks); and pcie-h2d and pcie-d2h, the
                      pinned copy bandwidth.  kernels: the kernel-NAME rows
-                     alone
+                     alone.  warp-steps: no GPU needed: each kernel's source
+                     runs on the host through the emulated warp, which
+                     counts warp-steps a page (steps-NAME rows, every block
+                     checked with liblz4; use --max-pages, it is slow)
   --gpu-kernel NAME  the compression kernel of the gpu and gpu-copy rows:
                      window-12, window-11, window-10 or reprobe (default
                      )" +
            std::string(to_string(DEFAULT_GPU_COMPRESS_KERNEL)) + R"()
   --gpu-slots N      batches in flight of the gpu and gpu-copy rows, 1..64
                      (default 4)
+  --shuffle          take the pages in a fixed random order, as a ring's
+                     staging slots come: for the gpu row, pages scattered
+                     over the registered corpus are read by the gather kernel
+                     instead of DMA
   --threads N        threads of cpu and of the library's N-thread row
                      (default: every core)
   --batch PAGES      pages per batch (default 1024)
@@ -143,6 +153,9 @@ Options parse_options(const std::vector<std::string>& args) {
                 throw cli::bad_value(name, "window-12, window-11, window-10 or reprobe", text);
             }
             options.gpu_kernel = *kernel;
+        } else if (name == "--shuffle") {
+            arguments.flag();
+            options.shuffled = true;
         } else if (name == "--gpu-slots") {
             options.gpu_slots =
                 cli::parse_integer_option(name, arguments.value(), std::size_t{1}, std::size_t{64});
@@ -163,7 +176,8 @@ Options parse_options(const std::vector<std::string>& args) {
     if (!options.help && !options.print_crossover && options.input.empty()) {
         throw cli::UsageError("no corpus given (--input FILE)");
     }
-    if ((options.backend == BackendChoice::Gpu || options.backend == BackendChoice::Kernels) &&
+    if ((options.backend == BackendChoice::Gpu || options.backend == BackendChoice::Kernels ||
+         options.backend == BackendChoice::WarpSteps) &&
         options.algorithm != Algorithm::Lz4) {
         throw cli::UsageError("the gpu backend compresses only lz4");
     }

@@ -13,7 +13,7 @@
 
 namespace ozram::bench {
 
-enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, Kernels, All };
+enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, Kernels, WarpSteps, All };
 enum class OutputFormat : std::uint8_t { Table, Json, Csv };
 
 struct Options {
@@ -30,6 +30,9 @@ struct Options {
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
     // The compression kernel of the gpu rows; the kernel rows time them all.
     GpuCompressKernel gpu_kernel = DEFAULT_GPU_COMPRESS_KERNEL;
+    // Pages in a fixed random order instead of the corpus's: a ring's slots
+    // are handed to the agent in the order they were freed.
+    bool shuffled = false;
     // Batches in flight of the gpu rows (GpuBatchConfig::ring_buffer_slots).
     std::size_t gpu_slots = GpuBatchConfig{}.ring_buffer_slots;
     OutputFormat format = OutputFormat::Table;

@@ -1,9 +1,11 @@
 // ozram-bench: ozram's backends against liblz4 on a corpus of real pages.
 // See Documentation/tools.md and Documentation/performance.md.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "ozram/gpu.hpp"
 #include "pcie_bandwidth.hpp"
 #include "report.hpp"
+#include "warp_steps.hpp"
 
 namespace {
 
@@ -156,9 +159,12 @@ int run(const Options& options) {
 
     // Before the codecs: the GPU's registration of it ends with them.
     const Corpus corpus(options.input, options.max_pages);
-    if (options.backend == BackendChoice::Kernels) {
-        auto rows = measure_kernels(corpus.pages(), ALL_GPU_COMPRESS_KERNELS, options.repeats,
-                                    static_cast<std::uint32_t>(options.huge_threshold));
+    if (options.backend == BackendChoice::Kernels || options.backend == BackendChoice::WarpSteps) {
+        const auto threshold = static_cast<std::uint32_t>(options.huge_threshold);
+        auto rows = options.backend == BackendChoice::WarpSteps
+                        ? measure_warp_steps(corpus.pages(), threshold)
+                        : measure_kernels(corpus.pages(), ALL_GPU_COMPRESS_KERNELS, options.repeats,
+                                          threshold);
         if (rows.empty()) {
             std::cerr << "ozram-bench: --backend kernels needs a GPU\n";
             return cli::EXIT_USAGE;
@@ -209,7 +215,11 @@ int run(const Options& options) {
     for (const auto& codec : codecs) {
         order.push_back(codec.get());
     }
-    auto rows = measure_codecs(order, corpus.pages(), options.batch, options.repeats);
+    std::vector<const std::uint8_t*> pages(corpus.pages().begin(), corpus.pages().end());
+    if (options.shuffled) {
+        std::shuffle(pages.begin(), pages.end(), std::mt19937_64(1));
+    }
+    auto rows = measure_codecs(order, pages, options.batch, options.repeats);
     if (codecs.front()->name().starts_with("gpu")) {
         for (auto& row : measure_kernels(corpus.pages(), ALL_GPU_COMPRESS_KERNELS, options.repeats,
                                          static_cast<std::uint32_t>(options.huge_threshold))) {
