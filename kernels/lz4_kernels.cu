@@ -58,13 +58,16 @@ cudaError_t launch_compress(const std::uint8_t* pages, std::uint8_t* slots,
                             PageDescriptor* descriptors, std::uint32_t count,
                             std::uint32_t huge_threshold, cudaStream_t stream) {
     constexpr std::size_t shared_bytes = sizeof(CompressScratch<Kernel>) * COMPRESS_WARPS_PER_BLOCK;
-    // Above 48 KiB a kernel must ask for its dynamic shared memory; the
-    // attribute is per function and cheap to set again.
-    const cudaError_t error = cudaFuncSetAttribute(compress_pages_kernel<Kernel>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(shared_bytes));
-    if (error != cudaSuccess)
-        return error;
+    // Above 48 KiB a kernel must ask for its dynamic shared memory, once per
+    // function: not on every launch, so that no launch waits on the driver
+    // for it.
+    if constexpr (shared_bytes > 48 * 1024) {
+        static const cudaError_t granted = cudaFuncSetAttribute(
+            compress_pages_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(shared_bytes));
+        if (granted != cudaSuccess)
+            return granted;
+    }
     compress_pages_kernel<Kernel>
         <<<blocks_for(count, COMPRESS_WARPS_PER_BLOCK), COMPRESS_THREADS, shared_bytes, stream>>>(
             pages, slots, descriptors, count, huge_threshold);
