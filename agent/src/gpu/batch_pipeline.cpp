@@ -1,6 +1,7 @@
 #include "gpu/batch_pipeline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -48,22 +49,30 @@ bool has_bytes(const CompressedPage& page) {
 // by a kernel instead, a warp a page.
 constexpr std::size_t MAX_DMA_RUNS = 32;
 
-// The runs of consecutive pages in `pages`: each (first index, page count),
-// or nothing when there are more than MAX_DMA_RUNS.
+// The runs of consecutive pages of a batch, each (first index, page count),
+// with no allocation: page_runs() fills one per batch.
+struct PageRuns {
+    std::array<std::pair<std::size_t, std::size_t>, MAX_DMA_RUNS> runs;
+    std::size_t count = 0;
+    [[nodiscard]] auto begin() const { return runs.begin(); }
+    [[nodiscard]] auto end() const { return runs.begin() + static_cast<std::ptrdiff_t>(count); }
+};
+
+// The runs of consecutive pages in `pages`; false when there are more than
+// MAX_DMA_RUNS.
 template <class Pointer>
-std::optional<std::vector<std::pair<std::size_t, std::size_t>>> page_runs(
-    std::span<Pointer const> pages) {
-    std::vector<std::pair<std::size_t, std::size_t>> runs;
+bool page_runs(std::span<Pointer const> pages, PageRuns& found) {
+    found.count = 0;
     for (std::size_t i = 0; i < pages.size(); ++i) {
-        if (!runs.empty() && pages[i] == pages[i - 1] + PAGE_SIZE) {
-            ++runs.back().second;
+        if (found.count != 0 && pages[i] == pages[i - 1] + PAGE_SIZE) {
+            ++found.runs[found.count - 1].second;
             continue;
         }
-        if (runs.size() == MAX_DMA_RUNS)
-            return std::nullopt;
-        runs.emplace_back(i, 1);
+        if (found.count == MAX_DMA_RUNS)
+            return false;
+        found.runs[found.count++] = {i, 1};
     }
-    return runs;
+    return true;
 }
 
 }  // namespace
@@ -98,7 +107,8 @@ struct BatchPipeline::Slot {
     std::uint32_t count = 0;
     CompressJob compress;
     DecompressJob decompress;
-    bool pages_in_place = false;  // compression: the gather read the pages
+    bool pages_in_place = false;  // compression: the pages came without a host copy
+    PageRuns runs;                // the batch's runs of consecutive pages
     bool direct_output = false;   // the device wrote each page to its own buffer
 };
 
@@ -265,14 +275,14 @@ void BatchPipeline::bring_pages_in(Slot& slot, std::span<const std::uint8_t* con
     if (slot.pages_in_place) {
         // A run lies inside one region only if its pages' device addresses
         // follow each other too.
-        const auto runs = page_runs(pages);
-        bool one_region_a_run = runs.has_value();
+        PageRuns& runs = slot.runs;
+        bool one_region_a_run = page_runs(pages, runs);
         for (std::size_t i = 1; i < n && one_region_a_run; ++i) {
             if (pages[i] == pages[i - 1] + PAGE_SIZE)
                 one_region_a_run = slot.host_sources[i] == slot.host_sources[i - 1] + PAGE_SIZE;
         }
         if (one_region_a_run) {
-            for (const auto& [first, count] : *runs) {
+            for (const auto& [first, count] : runs) {
                 device_.upload(slot.pages + first * PAGE_SIZE, pages[first], count * PAGE_SIZE,
                                slot.stream);
             }
@@ -416,9 +426,9 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
             if (address)
                 slot.host_destinations[i] = *address;
         }
-        const auto runs = slot.direct_output ? page_runs(std::span<std::uint8_t* const>(job.pages))
-                                             : std::nullopt;
-        if (!slot.direct_output || runs) {
+        const bool in_runs =
+            slot.direct_output && page_runs(std::span<std::uint8_t* const>(job.pages), slot.runs);
+        if (!slot.direct_output || in_runs) {
             for (std::size_t i = 0; i < n; ++i)
                 slot.host_destinations[i] = slot.slots + i * PAGE_SIZE;
         }
@@ -428,8 +438,8 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
         device_.decompress_pages(
             {slot.pages, slot.offsets, slot.descriptors, slot.destinations, count}, slot.stream);
         device_.record(slot.computed, slot.stream);
-        if (slot.direct_output && runs) {
-            for (const auto& [first, count] : *runs) {
+        if (in_runs) {
+            for (const auto& [first, count] : slot.runs) {
                 device_.download(job.pages[first], slot.slots + first * PAGE_SIZE,
                                  count * PAGE_SIZE, slot.stream);
             }
