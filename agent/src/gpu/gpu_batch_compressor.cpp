@@ -326,8 +326,7 @@ std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchCon
         config.ring_buffer_slots == 0 || config.ring_buffer_slots > MAX_SLOTS) {
         return make_gpu_compressor(config, nullptr, {});  // throws the EINVAL
     }
-    if (!gpu_available())
-        throw Error(ENODEV, "no usable CUDA device");
+    // Throws ENODEV without a device, and in a build without CUDA.
     GpuDeviceInfo info = GpuDeviceInfo::query(config.device_index);
     if (!info.is_supported()) {
         throw Error(ENODEV, info.name + ": compute capability " +
