@@ -56,8 +56,6 @@ class CompressorSet final : public CompressorPicker {
     // Pages the GPU read in place, and pages it had copied first.
     [[nodiscard]] std::uint64_t gpu_pages_in_place() const;
     [[nodiscard]] std::uint64_t gpu_pages_copied() const;
-    // Batches each backend compressed (indexed by Backend).
-    [[nodiscard]] const std::array<std::uint64_t, 3>& batches() const { return batches_; }
 
   private:
     BackendChoice choice_;
@@ -68,7 +66,6 @@ class CompressorSet final : public CompressorPicker {
     // The CPU compressor of each format other than LZ4, once it had a batch.
     std::array<std::unique_ptr<PageCompressor>, ALGORITHM_COUNT> others_;
     const std::uint8_t* staging_ = nullptr;  // registered with the GPU's driver
-    std::array<std::uint64_t, 3> batches_{};
     AgentMetrics* metrics_ = nullptr;
 };
 

@@ -1,7 +1,5 @@
 #include "drain_loop.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -59,126 +57,18 @@ std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
     return gpu ? gpu->fallback_batches() : 0;
 }
 
-// The doorbell thread's stack: it makes one ioctl and, on an error, an
-// exception with a message.
-constexpr std::size_t DOORBELL_STACK_SIZE = 256 * 1024;
-
-// The CPU time of the calling thread, system time included.
-std::chrono::nanoseconds thread_cpu_time() {
-    timespec now{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
-}
-
 }  // namespace
 
-void DrainLoop::ring_doorbell() {
-    if (!doorbell_running_) {
-        const auto before = thread_cpu_time();
-        transport_.notify_completions();
-        stats_.doorbell_cpu += thread_cpu_time() - before;
-        return;
-    }
-    rethrow_doorbell_error();
-    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        doorbell_pending_ = true;
-    }
-    doorbell_wake_.notify_one();
-}
-
-void DrainLoop::doorbell_thread() {
-    std::unique_lock lock(doorbell_mutex_);
-    for (;;) {
-        doorbell_wake_.wait(lock, [this] { return doorbell_pending_ || doorbell_stop_; });
-        if (!doorbell_pending_) {
-            return;  // stopped, with nothing left to ring
-        }
-        // Cleared before ringing: a publish from now on rings again, so no
-        // completion is left unreaped.
-        doorbell_pending_ = false;
-        lock.unlock();
-        const auto before = thread_cpu_time();
-        try {
-            transport_.notify_completions();
-        } catch (...) {
-            lock.lock();
-            doorbell_error_ = std::current_exception();
-            return;
-        }
-        doorbell_cpu_ns_ += (thread_cpu_time() - before).count();
-        lock.lock();
-    }
-}
-
-void DrainLoop::rethrow_doorbell_error() {
-    std::exception_ptr error;
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        error = std::exchange(doorbell_error_, nullptr);
-    }
-    if (error) {
-        std::rethrow_exception(error);
-    }
-}
-
-void DrainLoop::set_async_doorbell(bool on) {
-    if (on == doorbell_running_) {
-        return;
-    }
-    if (!on) {
-        finish_doorbell();
-        return;
-    }
-    doorbell_stop_ = false;
-    pthread_attr_t attributes;
-    int error = ::pthread_attr_init(&attributes);
-    if (error == 0) {
-        error = ::pthread_attr_setstacksize(&attributes, DOORBELL_STACK_SIZE);
-        if (error == 0) {
-            error = ::pthread_create(
-                &doorbell_, &attributes,
-                [](void* loop) -> void* {
-                    static_cast<DrainLoop*>(loop)->doorbell_thread();
-                    return nullptr;
-                },
-                this);
-        }
-        ::pthread_attr_destroy(&attributes);
-    }
-    if (error != 0) {
-        throw Error(error, "cannot start the doorbell thread");
-    }
-    doorbell_running_ = true;
-}
-
-void DrainLoop::finish_doorbell() {
-    if (!doorbell_running_) {
-        return;
-    }
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        doorbell_stop_ = true;
-    }
-    doorbell_wake_.notify_one();
-    ::pthread_join(doorbell_, nullptr);
-    doorbell_running_ = false;
-    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
-    rethrow_doorbell_error();
-}
-
-DrainLoop::~DrainLoop() {
-    try {
-        finish_doorbell();
-    } catch (...) {  // NOLINT(bugprone-empty-catch): nowhere left to report it
-    }
-}
-
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
+    : DrainLoop(transport, picker, own_metrics_) {}
+
+DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker,
+                     AgentMetrics& metrics)
     : transport_(transport),
       queues_(transport.view()),
       picker_(&picker),
+      metrics_(metrics),
+      doorbell_(transport, metrics),
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
@@ -211,13 +101,10 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
         }
     }
     const std::uint32_t taken = std::min(fill(available), batch_size_);
-    const std::uint64_t rejected_before = stats_.rejected_sqes;
     const std::uint32_t valid = gather(taken);
     // The entries are copied: the producer may reuse them now.
     queues_.consume(taken);
-    if (metrics_ != nullptr) {
-        metrics_->record_rejected_submissions(stats_.rejected_sqes - rejected_before);
-    }
+    metrics_.record_rejected_submissions(taken - valid);
     if (valid == 0) {
         return Step::Drained;
     }
@@ -230,7 +117,6 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
             first += runs[algorithm];
         }
     }
-    ++stats_.batches;
     return Step::Drained;
 }
 
@@ -260,7 +146,6 @@ std::array<std::uint32_t, OZRAM_RING_ALG_NR> DrainLoop::group_by_algorithm(std::
 void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
     std::int32_t status = OZRAM_RING_STATUS_OK;
     std::uint32_t cqe_flags = 0;
-    const DrainStats before = stats_;
     Backend backend = Backend::Scalar;
     bool gpu_fell_back = false;
     try {
@@ -294,15 +179,10 @@ void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm
         log_error(std::string("batch of ") + std::to_string(count) + " " +
                   std::string(to_string(algorithm)) + " pages failed: " + error.what());
     }
-    complete(first, count, status, cqe_flags);
-    if (metrics_ != nullptr) {
-        const bool ok = status == OZRAM_RING_STATUS_OK;
-        metrics_->record_batch(backend, count, result_, ok, gpu_fell_back);
-        metrics_->record_completed(
-            backend == Backend::Gpu && gpu_fell_back ? Backend::Cpu : backend,
-            stats_.pages - before.pages, stats_.bytes_out - before.bytes_out);
-        metrics_->record_dropped_completions(stats_.dropped_cqes - before.dropped_cqes);
-    }
+    metrics_.record_batch(backend, count, result_, status == OZRAM_RING_STATUS_OK, gpu_fell_back);
+    // What the GPU handed to the CPU counts as CPU work.
+    complete(first, count, status, cqe_flags,
+             backend == Backend::Gpu && gpu_fell_back ? Backend::Cpu : backend);
 }
 
 std::uint32_t DrainLoop::fill(std::uint32_t available) {
@@ -328,7 +208,6 @@ std::uint32_t DrainLoop::gather(std::uint32_t count) {
         const ozram_ring_sqe sqe = queues_.peek(k);
         if (ozram_ring_check_sqe(&sqe, view.header.slots) != OZRAM_RING_OK) {
             // No slot to answer for: nothing the producer could accept.
-            ++stats_.rejected_sqes;
             continue;
         }
         sqes_[valid] = sqe;
@@ -344,7 +223,7 @@ bool DrainLoop::wait_for_cq_room() {
     }
     // Let the producer see what is posted so far, then give it time to reap.
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
     const auto deadline = Clock::now() + CQ_ROOM_TIMEOUT;
     while (queues_.cq_space() == 0) {
         if (Clock::now() >= deadline) {
@@ -356,12 +235,15 @@ bool DrainLoop::wait_for_cq_room() {
 }
 
 void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
-                         std::uint32_t cqe_flags) {
+                         std::uint32_t cqe_flags, Backend backend) {
     const ring::RingView& view = queues_.view();
     const std::size_t threshold = view.header.huge_threshold;
+    std::uint64_t pages = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t bytes = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
         if (!wait_for_cq_room()) {
-            stats_.dropped_cqes += count - i;
+            metrics_.record_dropped_completions(count - i);
             log_warning("the producer reaps no completions; dropped " + std::to_string(count - i));
             break;
         }
@@ -386,18 +268,17 @@ void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t 
                 }
             }
             cqe.flags = cqe_flags;
-            ++stats_.pages;
-            stats_.bytes_out += cqe.length;
-            if (cqe_flags & OZRAM_RING_CQE_F_GPU) {
-                ++stats_.gpu_pages;
-            }
+            ++pages;
+            bytes += cqe.length;
         } else {
-            ++stats_.failed_pages;
+            ++failed;
         }
         queues_.post(cqe);
     }
+    metrics_.record_completed(backend, pages, bytes);
+    metrics_.record_failed_pages(failed);
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
 }
 
 }  // namespace ozram::daemon

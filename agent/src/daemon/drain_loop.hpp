@@ -2,38 +2,19 @@
 // bytes in the output slots and the completions in the CQ.
 #pragma once
 
-#include <pthread.h>
-
 #include <array>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <vector>
 
 #include "agent_metrics.hpp"
 #include "agent_queues.hpp"
 #include "compressor_set.hpp"
+#include "doorbell.hpp"
 #include "ozram/batch_result.hpp"
 #include "ring_transport.hpp"
 
 namespace ozram::daemon {
-
-struct DrainStats {
-    std::uint64_t batches = 0;
-    std::uint64_t pages = 0;          // completed with status OK
-    std::uint64_t bytes_out = 0;      // stored bytes of those pages
-    std::uint64_t gpu_pages = 0;      // of those, posted with OZRAM_RING_CQE_F_GPU
-    std::uint64_t failed_pages = 0;   // completed with an error status
-    std::uint64_t rejected_sqes = 0;  // SQ entries naming no slot: skipped
-    std::uint64_t dropped_cqes = 0;   // the producer never made CQ room
-    // CPU time spent in the producer's doorbell (by this thread, or by the
-    // doorbell thread): for the kernel, the module checking and storing the
-    // results inside the ioctl.
-    std::chrono::nanoseconds doorbell_cpu{0};
-};
 
 enum class Step {
     Idle,          // nothing to do within the idle timeout
@@ -46,32 +27,29 @@ enum class Step {
 // nothing (the compressor's own behaviour aside).
 class DrainLoop {
   public:
+    // The loop counts its work in `metrics`, which must outlive it; without
+    // them, in metrics of its own.
     DrainLoop(ring::RingTransport& transport, CompressorPicker& picker);
-    ~DrainLoop();
+    DrainLoop(ring::RingTransport& transport, CompressorPicker& picker, AgentMetrics& metrics);
     DrainLoop(const DrainLoop&) = delete;
     DrainLoop& operator=(const DrainLoop&) = delete;
 
-    // Rings the doorbell from a thread of its own: the producer then checks
-    // and stores one batch's results (for the kernel: decodes each with its
-    // algorithm's safe decoder, inside the ioctl) while this loop compresses
-    // the next batch.  The transport's notify_completions() must then be
-    // safe to call from another thread than the loop's.  Off by default.
-    void set_async_doorbell(bool on);
+    // The doorbell from a thread of its own (Doorbell::set_async()): the
+    // producer checks one batch's results while this loop compresses the
+    // next.  Off by default.
+    void set_async_doorbell(bool on) { doorbell_.set_async(on); }
     // Rings once more for what is posted, and ends the doorbell thread; an
     // error it met is thrown here.  Call before the transport detaches.
-    void finish_doorbell();
+    void finish_doorbell() { doorbell_.finish(); }
 
     // batch_size is capped at the ring's slot count.
     void set_batching(std::uint32_t batch_size, std::chrono::microseconds flush);
     void set_picker(CompressorPicker& picker) { picker_ = &picker; }
-    // Where the loop also counts its work for the metrics endpoint; null
-    // (the default) for nowhere.  Must outlive the loop.
-    void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
     // Waits up to `idle_timeout` for work, then completes at most one batch.
     Step step(std::chrono::microseconds idle_timeout);
 
-    [[nodiscard]] const DrainStats& stats() const { return stats_; }
+    [[nodiscard]] const AgentMetrics& metrics() const { return metrics_; }
     [[nodiscard]] std::uint32_t batch_size() const { return batch_size_; }
 
   private:
@@ -88,21 +66,17 @@ class DrainLoop {
     void compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
     // Posts a completion per gathered page of [first, first + count), whose
     // results are result_'s, their bytes already in their output slots;
-    // cqe_flags go on the OK ones.
+    // cqe_flags go on the OK ones, which count as `backend`'s work.
     void complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
-                  std::uint32_t cqe_flags);
-    // Rings the producer's doorbell and counts the CPU time it took, or
-    // hands the ring to the doorbell thread.
-    void ring_doorbell();
-    void doorbell_thread();
-    // An error of the doorbell thread, thrown on the loop's thread.
-    void rethrow_doorbell_error();
+                  std::uint32_t cqe_flags, Backend backend);
     bool wait_for_cq_room();
 
     ring::RingTransport& transport_;
     ring::AgentQueues queues_;
     CompressorPicker* picker_;
-    AgentMetrics* metrics_ = nullptr;
+    AgentMetrics own_metrics_;
+    AgentMetrics& metrics_;
+    Doorbell doorbell_;
     std::uint32_t batch_size_;
     std::chrono::microseconds flush_{200};
     std::vector<ozram_ring_sqe> sqes_;
@@ -118,20 +92,6 @@ class DrainLoop {
     // copy (ABI 1.4), else a page copied into the output slot.
     std::uint32_t raw_length_;
     BatchResult result_;
-    DrainStats stats_;
-
-    // The doorbell thread, when on: `pending` says a publish has not been
-    // rung since; it rings with the lock dropped.
-    // A pthread for its small stack: ozramd locks its memory, every page of
-    // a thread's stack included.
-    pthread_t doorbell_{};
-    bool doorbell_running_ = false;
-    std::mutex doorbell_mutex_;
-    std::condition_variable doorbell_wake_;
-    bool doorbell_pending_ = false;
-    bool doorbell_stop_ = false;
-    std::exception_ptr doorbell_error_;
-    std::atomic<std::int64_t> doorbell_cpu_ns_{0};
 };
 
 }  // namespace ozram::daemon
