@@ -76,6 +76,7 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX, (u64)pages << PAGE_SHIFT);
 	if (oz->limit_pages && pages > oz->limit_pages +
 	    (obj->replacing ? OZRAM_ZSPAGE_MAX_PAGES : 0)) {
+		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
 		zs_free(oz->mem_pool, *handle);
 		return -ENOMEM;
 	}

@@ -76,3 +76,6 @@ OZRAM_DEV_STAT(RECOMPRESS_SAVED, recompress_saved_bytes_total, counter,
 OZRAM_DEV_STAT(BD_WRITE_FAILED, bd_write_failed_pages_total, counter,
 	       backend_stat,
 	       "Pages whose write to the backing device failed (kept in memory).")
+OZRAM_DEV_STAT(MEM_LIMIT_REFUSED, mem_limit_refusals_total, counter,
+	       backend_stat,
+	       "Objects not stored because they would have passed mem_limit.")
