@@ -120,6 +120,8 @@ check_cmp "$max" -le $((LIMIT + SLACK)) "mem_used_total within the limit, but a 
 check_cmp "$(stat_field $S/mm_stat mem_used_max)" -le $((LIMIT + SLACK)) "mem_used_max likewise"
 check_cmp "$used" -le $((LIMIT + ZSPAGE)) "mem_used_total at rest within the limit but one zspage"
 check_cmp "$(stat_field $S/io_stat failed_writes)" -gt 0 "writes past the limit failed"
+check_cmp "$(backend_field mem_limit_refusals_total)" -ge "$(stat_field $S/io_stat failed_writes)" \
+	"objects the limit kept out, a failed write's among them"
 
 step "every page a write stored reads back"
 written=$(sort -un /tmp/written | wc -l)
