@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path: the pages of a device, read and written.  With the
- * other ozram_io*.c files it is the only code that writes a device's slot
- * table (ozram_slot.h); what a slot holds is in ozram_io_slot.c.
+ * ozram data path: the pages of a device, read and written.  One of the
+ * slot table's writers (ozram_slot.h says which); what a slot holds is in
+ * ozram_io_slot.c.
  *
  * Writes go through three steps (Documentation/kmod.md, "The write path"):
  * ozram_write_page() catches same-filled pages, ozram_store_page() chooses

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ozram data path: the pages of a device and the writers of its slot
+ * ozram data path: the pages of a device, and the only way to its slot
  * table (ozram_slot.h).  The block device entry points, the device code,
  * recompression and writeback's sysfs files reach the slots through these
  * functions alone.  The data path sits above the offload ring.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the data path's files, ozram_io*.c, the writers of the slot
- * table (ozram_slot.h).  Nothing else includes it.
+ * Shared by the data path's files, the slot table's writers (ozram_slot.h
+ * says which).  Nothing else includes it.
  */
 #ifndef OZRAM_IO_INTERNAL_H
 #define OZRAM_IO_INTERNAL_H
