@@ -48,8 +48,8 @@ settled() {
 	while :; do
 		staged= parked=
 		while read -r name value; do
-			[ "$name" = staged: ] && staged=$value
-			[ "$name" = parked: ] && parked=$value
+			[ "$name" = staged_pages: ] && staged=$value
+			[ "$name" = parked_pages: ] && parked=$value
 		done </sys/block/ozram0/backend_stat
 		[ "$staged" = 0 ] && [ "$parked" = 0 ] && return 0
 		sleep 0.2
