@@ -32,9 +32,11 @@ struct ozram_stage_ref {
 struct ozram_ring_req;
 
 /*
- * What the owner of a staged page does with its outcome.  Exactly one op
- * is called per staging, under the ring's reap_mutex, never under a
- * spinlock; it may sleep only when @may_reclaim is true.
+ * What the owner of a staged page does with its outcome.  The ring calls
+ * one op for the outcome, and ->failed again later for a page whose op
+ * stored nothing (below); none once the owner has given the ring slot
+ * back.  Ops run under the ring's reap_mutex, never under a spinlock, and
+ * may sleep only when @may_reclaim is true.
  *
  * ->stored: the agent's result, checked: @len bytes compressed with the
  *           request's algorithm, by @source.
