@@ -58,7 +58,7 @@ check_eq "$(backend_field ring_slots_used)" 0 "nothing left staged after the det
 before=$(backend_field kernel_pages)
 pagegen --pages 512 --seed 5 >/tmp/m3.bin
 dd if=/tmp/m3.bin of=$D bs=1M seek=32 oflag=direct 2>/dev/null || fail "write failed"
-check_cmp "$(backend_field kernel_pages)" -gt "$before" "kernel_lz4 grows without an agent"
+check_cmp "$(backend_field kernel_pages)" -gt "$before" "kernel_pages grows without an agent"
 check_eq "$(dd if=$D bs=1M skip=32 count=2 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/m3.bin)" "written without the agent"
 
 step "netlink carries the ring counters and the agent state"

@@ -1,5 +1,5 @@
 # vm: --mem 256
-# vm-agent: no it checks backend_stat for the in-kernel path (kernel_lz4 counts, agent detached)
+# vm-agent: no it checks backend_stat for the in-kernel path (kernel_pages counts, agent detached)
 # The sysfs ABI of one device and its errno values, value by value, as zram
 # defines them (Documentation/admin-guide/blockdev/zram.rst).
 
