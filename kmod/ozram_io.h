@@ -84,6 +84,13 @@ int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		       u32 threshold, enum ozram_recomp_miss miss);
 void ozram_recomp_abandon(struct ozram *oz, u32 index);
 
+/*
+ * Compacts the device's pool: the room that replacements left, in holes
+ * among the objects of zspages they share, for the replacements mem_limit
+ * refused.
+ */
+void ozram_make_room(struct ozram *oz);
+
 /* Clears the idle mark of slot @index and notes the time of an access. */
 void ozram_mark_accessed(struct ozram *oz, u32 index);
 

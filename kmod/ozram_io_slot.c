@@ -33,6 +33,16 @@
  */
 #define OZRAM_ZSPAGE_MAX_PAGES	4
 
+/*
+ * How far past mem_limit a replacement may take the pool: the zspage its
+ * own allocation may add while the slot still holds the object it
+ * replaces, and the partly filled zspage that earlier replacements may
+ * have left, whose room the next replacements of that size fill.  Less,
+ * and a pool just past the limit could not start a zspage of a new size
+ * class, whatever compaction frees.
+ */
+#define OZRAM_REPLACEMENT_PAGES	(2 * OZRAM_ZSPAGE_MAX_PAGES)
+
 /**
  * ozram_obj_alloc() - a new zsmalloc object holding @obj's bytes
  * @oz: the device
@@ -46,11 +56,12 @@
  * smaller than the object it replaces, as in zram's recompression, but it
  * is allocated while the slot still holds that object, which is freed only
  * once the replacement is installed, and it may need a new zspage: it may
- * pass the limit by what one allocation adds, a zspage, and no more.
- * Refused at the limit, pages could not be compressed when memory is
- * shortest, and a device full of raw parked pages would stay full; left
- * unchecked, as zram 6.2's recompression is, replacements could take the
- * pool past the limit a zspage of each size class at a time.  Like zram,
+ * pass the limit by OZRAM_REPLACEMENT_PAGES, and no more.  Refused at the
+ * limit, pages could not be compressed when memory is shortest, and a
+ * device full of raw parked pages would stay full; left unchecked, as
+ * zram 6.2's recompression is, replacements could take the pool past the
+ * limit a zspage of each size class at a time, and by the holes the
+ * replaced objects leave until compaction (ozram_make_room()).  Like zram,
  * the check follows the allocation, so the pool may pass the limit by the
  * allocation in flight until it is freed again here.
  *
@@ -75,7 +86,7 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 	pages = zs_get_total_pages(oz->mem_pool);
 	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX, (u64)pages << PAGE_SHIFT);
 	if (oz->limit_pages && pages > oz->limit_pages +
-	    (obj->replacing ? OZRAM_ZSPAGE_MAX_PAGES : 0)) {
+	    (obj->replacing ? OZRAM_REPLACEMENT_PAGES : 0)) {
 		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
 		zs_free(oz->mem_pool, *handle);
 		return -ENOMEM;
@@ -126,6 +137,11 @@ void ozram_obj_unaccount(struct ozram *oz, u32 index)
 	ozram_clear_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
 	ozram_stat_sub(oz, OZRAM_STAT_COMPR_DATA, ozram_get_obj_size(oz, index));
 	ozram_set_obj_size(oz, index, 0);
+}
+
+void ozram_make_room(struct ozram *oz)
+{
+	zs_compact(oz->mem_pool);
 }
 
 /* Slot lock held: frees what slot @index holds and installs @handle. */

@@ -195,10 +195,10 @@ static const struct ozram_ring_ops ozram_recomp_ops = {
 /*
  * The kernel recompresses a picked page itself.  The output is copied out
  * of the per-CPU stream, so that preemption is back on while the slot is
- * updated.
+ * updated.  Return: as ozram_recomp_store().
  */
-static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
-				struct page *page, void *copy)
+static int ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
+			       struct page *page, void *copy)
 {
 	unsigned int len = 0;
 	int ret;
@@ -207,9 +207,17 @@ static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
 				       copy, PAGE_SIZE, &len);
 	if (ret || len >= PAGE_SIZE)
 		len = PAGE_SIZE;	/* did not compress: a miss */
-	ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
-			   OZRAM_SRC_KERNEL, batch->params->threshold,
-			   batch->miss);
+	return ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
+				  OZRAM_SRC_KERNEL, batch->params->threshold,
+				  batch->miss);
+}
+
+/* A page the kernel does again, after the pass. */
+static void ozram_recomp_redo(struct ozram_recomp_batch *batch, u32 index)
+{
+	spin_lock_irq(&batch->lock);
+	__set_bit(index, batch->redo);
+	spin_unlock_irq(&batch->lock);
 }
 
 /*
@@ -284,8 +292,9 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 			__set_bit(index, batch->counted);
 			++*tried;
 		}
-		if (!ozram_recomp_offload(batch, index, page))
-			ozram_recomp_inline(batch, index, page, copy);
+		if (!ozram_recomp_offload(batch, index, page) &&
+		    ozram_recomp_inline(batch, index, page, copy) == -ENOMEM)
+			ozram_recomp_redo(batch, index);
 		cond_resched();
 	}
 	/* Under the lock: the last result is handed back completely. */
@@ -293,11 +302,27 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 	wait_event_lock_irq(batch->wait, !batch->in_flight, batch->lock);
 	spin_unlock_irq(&batch->lock);
 
-	/* What the agent failed, the kernel does now. */
+	/*
+	 * What the agent failed, or mem_limit refused, the kernel does now.
+	 * A result the limit refused finds room once the pool is compacted:
+	 * the objects the pass replaced left holes in zspages that others
+	 * share.  When even that is not enough, the rest stays as it is.
+	 */
+	if (!bitmap_empty(batch->redo, nr))
+		ozram_make_room(oz);
 	for_each_set_bit(index, batch->redo, nr) {
 		if (ozram_recomp_pick(oz, index, p->mode, p->threshold,
-				      batch->prio, page) > 0)
-			ozram_recomp_inline(batch, index, page, copy);
+				      batch->prio, page) <= 0)
+			continue;
+		ret = ozram_recomp_inline(batch, index, page, copy);
+		if (ret == -ENOMEM) {
+			ozram_make_room(oz);
+			if (ozram_recomp_pick(oz, index, p->mode, p->threshold,
+					      batch->prio, page) > 0 &&
+			    ozram_recomp_inline(batch, index, page,
+						copy) == -ENOMEM)
+				break;
+		}
 		cond_resched();
 	}
 	return 0;
