@@ -41,9 +41,9 @@ static inline enum ozram_stat ozram_stat_source_pages(enum ozram_source source)
 
 /*
  * The live numbers of a device, by enum ozram_stat.  Most are counted
- * where they happen; mem_used_bytes, mem_limit_bytes and
- * compacted_pages_total are read from the allocator and the device when a
- * snapshot is taken, and their entries here stay 0.
+ * where they happen; OZRAM_STAT_MEM_USED, _MEM_LIMIT and _COMPACTED are
+ * read from the allocator and the device when a snapshot is taken
+ * (ozram_snapshot.c), and their entries here stay 0.
  */
 struct ozram_stats {
 	atomic64_t v[OZRAM_NR_STATS];
