@@ -163,7 +163,6 @@ PageCompressor& CompressorSet::pick(std::size_t pages) {
             chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
             break;
     }
-    ++batches_[static_cast<std::size_t>(chosen->backend())];
     return *chosen;
 }
 
@@ -185,7 +184,6 @@ PageCompressor& CompressorSet::pick_for(Algorithm algorithm, std::size_t pages) 
         compressor = make_cpu_compressor(
             choice_ == BackendChoice::Scalar ? Backend::Scalar : Backend::Cpu, config);
     }
-    ++batches_[static_cast<std::size_t>(compressor->backend())];
     return *compressor;
 }
 

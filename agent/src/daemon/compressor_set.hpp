@@ -66,8 +66,6 @@ class CompressorSet final : public CompressorPicker {
     // Pages the GPU read in place, and pages it had copied first.
     [[nodiscard]] std::uint64_t gpu_pages_in_place() const;
     [[nodiscard]] std::uint64_t gpu_pages_copied() const;
-    // Batches each backend compressed (indexed by Backend).
-    [[nodiscard]] const std::array<std::uint64_t, 3>& batches() const { return batches_; }
 
   private:
     BackendChoice choice_;
@@ -80,7 +78,6 @@ class CompressorSet final : public CompressorPicker {
     // Registered with the GPU's driver.
     const std::uint8_t* staging_ = nullptr;
     const std::uint8_t* output_ = nullptr;
-    std::array<std::uint64_t, 3> batches_{};
     AgentMetrics* metrics_ = nullptr;
 };
 

@@ -1,7 +1,5 @@
 #include "drain_loop.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -54,126 +52,18 @@ std::uint32_t ring_encoding(PageEncoding encoding) {
     return 0;
 }
 
-// The doorbell thread's stack: it makes one ioctl and, on an error, an
-// exception with a message.
-constexpr std::size_t DOORBELL_STACK_SIZE = 256 * 1024;
-
-// The CPU time of the calling thread, system time included.
-std::chrono::nanoseconds thread_cpu_time() {
-    timespec now{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
-}
-
 }  // namespace
 
-void DrainLoop::ring_doorbell() {
-    if (!doorbell_running_) {
-        const auto before = thread_cpu_time();
-        transport_.notify_completions();
-        stats_.doorbell_cpu += thread_cpu_time() - before;
-        return;
-    }
-    rethrow_doorbell_error();
-    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        doorbell_pending_ = true;
-    }
-    doorbell_wake_.notify_one();
-}
-
-void DrainLoop::doorbell_thread() {
-    std::unique_lock lock(doorbell_mutex_);
-    for (;;) {
-        doorbell_wake_.wait(lock, [this] { return doorbell_pending_ || doorbell_stop_; });
-        if (!doorbell_pending_) {
-            return;  // stopped, with nothing left to ring
-        }
-        // Cleared before ringing: a publish from now on rings again, so no
-        // completion is left unreaped.
-        doorbell_pending_ = false;
-        lock.unlock();
-        const auto before = thread_cpu_time();
-        try {
-            transport_.notify_completions();
-        } catch (...) {
-            lock.lock();
-            doorbell_error_ = std::current_exception();
-            return;
-        }
-        doorbell_cpu_ns_ += (thread_cpu_time() - before).count();
-        lock.lock();
-    }
-}
-
-void DrainLoop::rethrow_doorbell_error() {
-    std::exception_ptr error;
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        error = std::exchange(doorbell_error_, nullptr);
-    }
-    if (error) {
-        std::rethrow_exception(error);
-    }
-}
-
-void DrainLoop::set_async_doorbell(bool on) {
-    if (on == doorbell_running_) {
-        return;
-    }
-    if (!on) {
-        finish_doorbell();
-        return;
-    }
-    doorbell_stop_ = false;
-    pthread_attr_t attributes;
-    int error = ::pthread_attr_init(&attributes);
-    if (error == 0) {
-        error = ::pthread_attr_setstacksize(&attributes, DOORBELL_STACK_SIZE);
-        if (error == 0) {
-            error = ::pthread_create(
-                &doorbell_, &attributes,
-                [](void* loop) -> void* {
-                    static_cast<DrainLoop*>(loop)->doorbell_thread();
-                    return nullptr;
-                },
-                this);
-        }
-        ::pthread_attr_destroy(&attributes);
-    }
-    if (error != 0) {
-        throw Error(error, "cannot start the doorbell thread");
-    }
-    doorbell_running_ = true;
-}
-
-void DrainLoop::finish_doorbell() {
-    if (!doorbell_running_) {
-        return;
-    }
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        doorbell_stop_ = true;
-    }
-    doorbell_wake_.notify_one();
-    ::pthread_join(doorbell_, nullptr);
-    doorbell_running_ = false;
-    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
-    rethrow_doorbell_error();
-}
-
-DrainLoop::~DrainLoop() {
-    try {
-        finish_doorbell();
-    } catch (...) {  // NOLINT(bugprone-empty-catch): nowhere left to report it
-    }
-}
-
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
+    : DrainLoop(transport, picker, own_metrics_) {}
+
+DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker,
+                     AgentMetrics& metrics)
     : transport_(transport),
       queues_(transport.view()),
       picker_(&picker),
+      metrics_(metrics),
+      doorbell_(transport, metrics),
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
@@ -234,17 +124,11 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
             available = fill(available);
         }
         const std::uint32_t taken = std::min(available, batch_size_);
-        const std::uint64_t rejected_before = stats_.rejected_sqes;
         const std::uint32_t valid = gather(taken);
         // The entries are copied: the producer may reuse them now.
         queues_.consume(taken);
+        metrics_.record_rejected_submissions(taken - valid);
         took = true;
-        if (metrics_ != nullptr) {
-            metrics_->record_rejected_submissions(stats_.rejected_sqes - rejected_before);
-        }
-        if (valid == 0) {
-            continue;
-        }
         // One batch per algorithm in the SQ's batch, each over a run of pages.
         const std::array<std::uint32_t, OZRAM_RING_ALG_NR> runs = group_by_algorithm(valid);
         std::uint32_t first = 0;
@@ -254,7 +138,6 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
                 first += runs[algorithm];
             }
         }
-        ++stats_.batches;
     }
     // Post what has finished, waiting for the oldest at least.
     if (Batch* batch = oldest(); batch != nullptr) {
@@ -357,8 +240,7 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
     }
 }
 
-std::uint32_t DrainLoop::finish_done() {
-    std::uint32_t finished = 0;
+void DrainLoop::finish_done() {
     for (Batch& batch : batches_) {
         if (batch.order == 0) {
             continue;
@@ -370,10 +252,8 @@ std::uint32_t DrainLoop::finish_done() {
         }
         if (done) {
             finish(batch);
-            ++finished;
         }
     }
-    return finished;
 }
 
 void DrainLoop::finish(Batch& batch) {
@@ -417,15 +297,9 @@ void DrainLoop::finish(Batch& batch) {
     const Backend backend = status == OZRAM_RING_STATUS_OK ? batch.result.backend : intended;
     // A batch that any part of fell back to the CPU counts as CPU work.
     const bool gpu_fell_back = intended == Backend::Gpu && backend != Backend::Gpu;
-    const DrainStats before = stats_;
-    post(batch, status, backend == Backend::Gpu ? gpu_flag_ : 0);
-    if (metrics_ != nullptr) {
-        metrics_->record_batch(intended, batch.count, batch.result, status == OZRAM_RING_STATUS_OK,
-                               gpu_fell_back);
-        metrics_->record_completed(backend, stats_.pages - before.pages,
-                                   stats_.bytes_out - before.bytes_out);
-        metrics_->record_dropped_completions(stats_.dropped_cqes - before.dropped_cqes);
-    }
+    metrics_.record_batch(intended, batch.count, batch.result, status == OZRAM_RING_STATUS_OK,
+                          gpu_fell_back);
+    post(batch, status, backend == Backend::Gpu ? gpu_flag_ : 0, backend);
     batch.order = 0;
     batch.compressor = nullptr;
 }
@@ -453,7 +327,6 @@ std::uint32_t DrainLoop::gather(std::uint32_t count) {
         const ozram_ring_sqe sqe = queues_.peek(k);
         if (ozram_ring_check_sqe(&sqe, view.header.slots) != OZRAM_RING_OK) {
             // No slot to answer for: nothing the producer could accept.
-            ++stats_.rejected_sqes;
             continue;
         }
         sqes_[valid] = sqe;
@@ -469,7 +342,7 @@ bool DrainLoop::wait_for_cq_room() {
     }
     // Let the producer see what is posted so far, then give it time to reap.
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
     const auto deadline = Clock::now() + CQ_ROOM_TIMEOUT;
     while (queues_.cq_space() == 0) {
         if (Clock::now() >= deadline) {
@@ -480,41 +353,37 @@ bool DrainLoop::wait_for_cq_room() {
     return true;
 }
 
-void DrainLoop::post_one(const ozram_ring_cqe& cqe, bool& room) {
-    if (room && !wait_for_cq_room()) {
-        room = false;
-        log_warning("the producer reaps no completions; dropping what is left of the batch");
-    }
-    if (!room) {
-        ++stats_.dropped_cqes;
-        return;
-    }
-    if (cqe.status == OZRAM_RING_STATUS_OK) {
-        ++stats_.pages;
-        stats_.bytes_out += cqe.length;
-        if (cqe.flags & OZRAM_RING_CQE_F_GPU) {
-            ++stats_.gpu_pages;
-        }
-    } else {
-        ++stats_.failed_pages;
+bool DrainLoop::post_one(const ozram_ring_cqe& cqe) {
+    if (!wait_for_cq_room()) {
+        return false;
     }
     queues_.post(cqe);
+    return true;
 }
 
 void DrainLoop::post_failed(std::uint32_t first, std::uint32_t count, std::int32_t status) {
-    bool room = true;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        const ozram_ring_sqe& sqe = sqes_[first + i];
-        post_one({sqe.slot, sqe.generation, status, 0, 0, 0, 0}, room);
+    std::uint64_t posted = 0;
+    for (; posted < count; ++posted) {
+        const ozram_ring_sqe& sqe = sqes_[first + posted];
+        if (!post_one({sqe.slot, sqe.generation, status, 0, 0, 0, 0})) {
+            metrics_.record_dropped_completions(count - posted);
+            log_warning("the producer reaps no completions; dropped " +
+                        std::to_string(count - posted));
+            break;
+        }
     }
+    metrics_.record_failed_pages(posted);
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
 }
 
-void DrainLoop::post(const Batch& batch, std::int32_t status, std::uint32_t cqe_flags) {
+void DrainLoop::post(const Batch& batch, std::int32_t status, std::uint32_t cqe_flags,
+                     Backend backend) {
     const ring::RingView& view = queues_.view();
     const std::size_t threshold = view.header.huge_threshold;
-    bool room = true;
+    std::uint64_t pages = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t bytes = 0;
     for (std::uint32_t i = 0; i < batch.count; ++i) {
         const ozram_ring_sqe& sqe = batch.sqes[i];
         ozram_ring_cqe cqe{sqe.slot, sqe.generation, status, 0, 0, 0, 0};
@@ -538,10 +407,23 @@ void DrainLoop::post(const Batch& batch, std::int32_t status, std::uint32_t cqe_
             }
             cqe.flags = cqe_flags;
         }
-        post_one(cqe, room);
+        if (!post_one(cqe)) {
+            metrics_.record_dropped_completions(batch.count - i);
+            log_warning("the producer reaps no completions; dropped " +
+                        std::to_string(batch.count - i));
+            break;
+        }
+        if (status == OZRAM_RING_STATUS_OK) {
+            ++pages;
+            bytes += cqe.length;
+        } else {
+            ++failed;
+        }
     }
+    metrics_.record_completed(backend, pages, bytes);
+    metrics_.record_failed_pages(failed);
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
 }
 
 }  // namespace ozram::daemon

@@ -175,8 +175,7 @@ int serve(const Options& options, const Config& initial) {
         compressors->share_ring(staging, output);
     }
 
-    DrainLoop loop(*transport, *compressors);
-    loop.set_metrics(&metrics);
+    DrainLoop loop(*transport, *compressors, metrics);
     apply_batching(loop, initial);
     // The module checks every result inside the doorbell's ioctl (with
     // verify=1 it decodes each): rung from a thread of its own, that check
@@ -209,17 +208,18 @@ int serve(const Options& options, const Config& initial) {
     // The driver must let go of the ring's areas before they are unmapped.
     compressors->release_ring();
     transport->detach();
-    const DrainStats& stats = loop.stats();
-    const auto& batches = compressors->batches();
     log_info(
-        "detached: " + std::to_string(stats.pages) + " pages (" + std::to_string(stats.gpu_pages) +
-        " on the GPU) in " + std::to_string(stats.batches) + " batches (gpu " +
-        std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) + ", scalar " +
-        std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) + " bytes out, " +
-        std::to_string(stats.failed_pages) + " failed, " + std::to_string(stats.rejected_sqes) +
-        " bad submissions, " +
+        "detached: " + std::to_string(metrics.pages()) + " pages (" +
+        std::to_string(metrics.pages(Backend::Gpu)) + " on the GPU) in " +
+        std::to_string(metrics.batches()) + " batches (gpu " +
+        std::to_string(metrics.batches(Backend::Gpu)) + ", cpu " +
+        std::to_string(metrics.batches(Backend::Cpu)) + ", scalar " +
+        std::to_string(metrics.batches(Backend::Scalar)) + "), " +
+        std::to_string(metrics.output_bytes()) + " bytes out, " +
+        std::to_string(metrics.failed_pages()) + " failed, " +
+        std::to_string(metrics.rejected_submissions()) + " bad submissions, " +
         std::to_string(
-            std::chrono::duration_cast<std::chrono::milliseconds>(stats.doorbell_cpu).count()) +
+            std::chrono::duration_cast<std::chrono::milliseconds>(metrics.doorbell_cpu()).count()) +
         " ms of CPU in the producer's doorbell");
     if (compressors->has_gpu()) {
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +

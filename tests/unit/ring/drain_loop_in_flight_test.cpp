@@ -185,7 +185,7 @@ TEST(DrainLoopInFlight, FailedAndKilledBatchesAreRedoneOnTheCpu) {
     // Half the batches the backend did, half the CPU: only the first carry
     // the GPU's flag.
     EXPECT_EQ(answers.gpu_flagged, 200u);
-    EXPECT_EQ(loop.stats().failed_pages, 0u);
+    EXPECT_EQ(loop.metrics().failed_pages(), 0u);
 }
 
 // The producer times out while a batch is in flight and takes its slots
