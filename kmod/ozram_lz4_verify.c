@@ -18,6 +18,12 @@
  * the same one, with the decoder's own limits; that includes its shortcut
  * for short sequences far from the ends, which skips the end-of-block
  * tests that the other path makes.
+ *
+ * The walk is as long as the decoder's: each token's place depends on the
+ * lengths before it.  What it saves is the output buffer and the compare
+ * after the decode.  Its common case comes first: a sequence far from both
+ * ends, whose literals and match are compared 16 bytes at a time under a
+ * mask, with no branch on their lengths.
  */
 #include <linux/compiler.h>
 #include <linux/string.h>
@@ -47,6 +53,11 @@ enum {
 	LZ4V_SHORT_INPUT = 16,
 	LZ4V_SHORT_OUTPUT = 32,
 	LZ4V_SHORT_MIN_OFFSET = 8,
+	/*
+	 * 64 bytes from the end of the page, a shortcut's sequence (14
+	 * literals, 18 bytes of match) meets no end test on either path.
+	 */
+	LZ4V_FAST_OUTPUT = 64,
 };
 
 static __always_inline u64 lz4v_load(const u8 *p)
@@ -71,12 +82,62 @@ static __always_inline unsigned long lz4v_le16(const u8 *p)
 }
 
 /*
- * 16 bytes of ones, then 16 of zeros: the 16 bytes from lz4v_ones + 16 - n
- * keep the first n of 16 bytes read from memory, whatever the byte order.
+ * The first n of 16 bytes read from memory, as two words: lz4v_keep[0][n]
+ * and lz4v_keep[1][n].  From 16 to 18 all 16 are kept: the decoder's
+ * shortcut copies matches of up to 18 bytes.
  */
-static const u8 lz4v_ones[32] = {
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+static const u64 lz4v_keep[2][19] = {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	{
+		0x0000000000000000ULL, 0xff00000000000000ULL,
+		0xffff000000000000ULL, 0xffffff0000000000ULL,
+		0xffffffff00000000ULL, 0xffffffffff000000ULL,
+		0xffffffffffff0000ULL, 0xffffffffffffff00ULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL,
+	},
+	{
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0xff00000000000000ULL,
+		0xffff000000000000ULL, 0xffffff0000000000ULL,
+		0xffffffff00000000ULL, 0xffffffffff000000ULL,
+		0xffffffffffff0000ULL, 0xffffffffffffff00ULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL,
+	},
+#else
+	{
+		0x0000000000000000ULL, 0x00000000000000ffULL,
+		0x000000000000ffffULL, 0x0000000000ffffffULL,
+		0x00000000ffffffffULL, 0x000000ffffffffffULL,
+		0x0000ffffffffffffULL, 0x00ffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL,
+	},
+	{
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x0000000000000000ULL,
+		0x0000000000000000ULL, 0x00000000000000ffULL,
+		0x000000000000ffffULL, 0x0000000000ffffffULL,
+		0x00000000ffffffffULL, 0x000000ffffffffffULL,
+		0x0000ffffffffffffULL, 0x00ffffffffffffffULL,
+		0xffffffffffffffffULL, 0xffffffffffffffffULL,
+		0xffffffffffffffffULL,
+	},
+#endif
 };
 
 /*
@@ -85,12 +146,18 @@ static const u8 lz4v_ones[32] = {
  * vary from one sequence to the next, and a mispredicted branch costs more
  * than the whole compare.
  */
-static __always_inline u64 lz4v_diff16(const u8 *a, const u8 *b, u32 n)
+static __always_inline u64 lz4v_diff16(const u8 *a, const u8 *b,
+				       unsigned long n)
 {
-	const u8 *keep = lz4v_ones + 16 - n;
+	return ((lz4v_load(a) ^ lz4v_load(b)) & lz4v_keep[0][n]) |
+	       ((lz4v_load(a + 8) ^ lz4v_load(b + 8)) & lz4v_keep[1][n]);
+}
 
-	return ((lz4v_load(a) ^ lz4v_load(b)) & lz4v_load(keep)) |
-	       ((lz4v_load(a + 8) ^ lz4v_load(b + 8)) & lz4v_load(keep + 8));
+/* Non-zero when the 16 bytes at @a and @b differ. */
+static __always_inline u64 lz4v_diff16_all(const u8 *a, const u8 *b)
+{
+	return (lz4v_load(a) ^ lz4v_load(b)) |
+	       (lz4v_load(a + 8) ^ lz4v_load(b + 8));
 }
 
 /*
@@ -98,20 +165,21 @@ static __always_inline u64 lz4v_diff16(const u8 *a, const u8 *b, u32 n)
  * be read at @a and @b however short @n is; without it nothing past @n is
  * read.
  */
-static __always_inline bool lz4v_same(const u8 *a, const u8 *b, u32 n,
-				      bool slack)
+static __always_inline bool lz4v_same(const u8 *a, const u8 *b,
+				      unsigned long n, bool slack)
 {
-	u32 i;
+	unsigned long i;
+	u64 diff;
 
-	if (n <= 16 && slack)
-		return !lz4v_diff16(a, b, n);
 	if (n >= 16) {
+		/* The last 16 bytes, then 16 at a time from the first. */
+		diff = lz4v_diff16_all(a + n - 16, b + n - 16);
 		for (i = 0; i + 16 < n; i += 16)
-			if (lz4v_diff16(a + i, b + i, 16))
-				return false;
-		/* The last 16 bytes, overlapping some found equal. */
-		return !lz4v_diff16(a + n - 16, b + n - 16, 16);
+			diff |= lz4v_diff16_all(a + i, b + i);
+		return !diff;
 	}
+	if (slack)
+		return !lz4v_diff16(a, b, n);
 	if (n >= 8)
 		return lz4v_load(a) == lz4v_load(b) &&
 		       lz4v_load(a + n - 8) == lz4v_load(b + n - 8);
@@ -156,13 +224,17 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 	const unsigned long size = page_size;
 	unsigned long ip = 0;	/* the next byte of the block */
 	unsigned long op = 0;	/* the page's bytes proven so far */
-	/* The shortcut wants ip < short_ip and op < short_op. */
-	unsigned long short_ip, short_op;
+	/*
+	 * The shortcut wants ip < short_ip and op < short_op; the walk's
+	 * fast path op < fast_op as well.
+	 */
+	unsigned long short_ip, short_op, fast_op;
 
 	if (!len || !size)
 		return false;
 	short_ip = len > LZ4V_SHORT_INPUT ? len - LZ4V_SHORT_INPUT : 0;
 	short_op = size >= LZ4V_SHORT_OUTPUT ? size - LZ4V_SHORT_OUTPUT + 1 : 0;
+	fast_op = size >= LZ4V_FAST_OUTPUT ? size - LZ4V_FAST_OUTPUT + 1 : 0;
 	for (;;) {
 		unsigned long token, literals, match, offset;
 
@@ -171,18 +243,66 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 		 * token.  It keeps the walk inside the block if that is
 		 * ever wrong.
 		 */
-		if (ip >= len)
+		if (unlikely(ip >= len))
 			return false;
 		token = src[ip++];
 		literals = token >> 4;
 		match = token & LZ4V_RUN_MASK;
 
-		if (literals != LZ4V_RUN_MASK && ip < short_ip && op < short_op) {
+		if (likely(literals != LZ4V_RUN_MASK && ip < short_ip &&
+			   op < fast_op)) {
 			/*
-			 * The shortcut.  More than 16 bytes of the block
-			 * follow the token and 32 of the page follow op, so
-			 * the compares may read 16 bytes on either side, and
-			 * the match's 18 bytes at most fit in the page.
+			 * The shortcut, far from the end of the page: more
+			 * than 16 bytes of the block follow the token and 64
+			 * of the page follow op.  The compares may read 16
+			 * bytes on either side, and every end test that a
+			 * match of up to 18 bytes could meet passes, so only
+			 * its offset decides, whichever way the decoder goes.
+			 */
+			u64 diff = lz4v_diff16(out + op, src + ip, literals);
+
+			op += literals;
+			ip += literals;
+			offset = lz4v_le16(src + ip);
+			ip += 2;
+			if (likely(match != LZ4V_RUN_MASK && offset - 1 < op)) {
+				const u8 *from = out + op - offset;
+
+				match += LZ4V_MIN_MATCH;
+				diff |= lz4v_diff16(out + op, from, match);
+				if (unlikely(match > 16))
+					diff |= lz4v_diff16_all(out + op + match - 16,
+								from + match - 16);
+				if (diff)
+					return false;
+				op += match;
+				continue;
+			}
+			if (diff)
+				return false;
+			/*
+			 * A long match with one length byte, the common
+			 * kind: the general path's tests, in short.
+			 */
+			if (match == LZ4V_RUN_MASK && offset - 1 < op &&
+			    len - ip > LZ4V_LAST_LITERALS &&
+			    src[ip] != LZ4V_MORE) {
+				match += LZ4V_MIN_MATCH + src[ip++];
+				if (match + LZ4V_LAST_LITERALS > size - op ||
+				    !lz4v_same(out + op, out + op - offset,
+					       match, false))
+					return false;
+				op += match;
+				continue;
+			}
+			/* Any other match takes the general path's tests. */
+		} else if (literals != LZ4V_RUN_MASK && ip < short_ip &&
+			   op < short_op) {
+			/*
+			 * The shortcut near the end of the page, where the
+			 * decoder's choice of path decides: at least 32 bytes
+			 * of the page follow op, so the compares may read 16
+			 * bytes, and the match's 18 bytes at most fit.
 			 */
 			u64 diff = lz4v_diff16(out + op, src + ip, literals);
 
@@ -195,12 +315,10 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 				const u8 *from = out + op - offset;
 
 				match += LZ4V_MIN_MATCH;
-				diff |= lz4v_diff16(out + op, from,
-						    match > 16 ? 16 : match);
-				if (unlikely(match > 16))
-					diff |= lz4v_diff16(out + op + match - 16,
-							    from + match - 16,
-							    16);
+				diff |= lz4v_diff16(out + op, from, match);
+				if (match > 16)
+					diff |= lz4v_diff16_all(out + op + match - 16,
+								from + match - 16);
 				if (diff)
 					return false;
 				op += match;

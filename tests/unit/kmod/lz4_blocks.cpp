@@ -171,6 +171,9 @@ void fill_records(Bytes& page, std::mt19937_64& rng) {
 
 Bytes make_page(PageKind kind, std::mt19937_64& rng, std::size_t size) {
     Bytes page(size, 0);
+    if (size == 0) {
+        return page;  // half of a page of one byte
+    }
     switch (kind) {
         case PageKind::Zero:
             break;

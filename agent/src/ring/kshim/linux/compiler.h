@@ -1,5 +1,5 @@
 /*
- * __always_inline and unlikely() for the module's C built in userspace
+ * __always_inline, likely() and unlikely() for the module's C built in userspace
  * (kmod/ozram_lz4_verify.c).
  */
 #ifndef OZRAM_KSHIM_LINUX_COMPILER_H
@@ -7,6 +7,9 @@
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((__always_inline__))
+#endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
 #endif
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
