@@ -83,6 +83,7 @@ bench-vm: all
 	tests/vm/run --mem 512 --agent cpu --no-module --timeout 1800 --script tests/vm/bench/recompress-profile.sh
 	tests/vm/run --mem 1024 --agent cpu --timeout 1500 --script tests/vm/bench/kernel-cpu.sh
 	tests/vm/run --mem 768 --timeout 1500 --script tests/vm/bench/writeback.sh
+	tests/vm/bench-module
 
 demo: all
 	tests/vm/demo
