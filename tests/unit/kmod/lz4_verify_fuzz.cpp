@@ -42,8 +42,9 @@ agree with liblz4's, except that a block with a match of offset 0 is refused
 by the module while the decoders copy zeros for it; such blocks are counted.
 
   --seed N       the generator's seed (default 1); a run is repeatable
-  --blocks N     stop after N blocks (default 1000000)
-  --seconds N    stop after N seconds as well (default 0: no time limit)
+  --blocks N     stop after N blocks (default 1000000, or no limit with
+                 --seconds)
+  --seconds N    stop after N seconds (default 0: no time limit)
   --help         this text
 
 Exit status: 0 when every verdict agrees, 1 on the first disagreement (the
@@ -52,9 +53,11 @@ block, the page and the seed are printed), 2 on a usage error.
 
 struct Options {
     std::uint64_t seed = 1;
-    std::uint64_t blocks = 1000000;
+    std::uint64_t blocks = 0;  // 0: none given
     std::uint64_t seconds = 0;
 };
+
+constexpr std::uint64_t DEFAULT_BLOCKS = 1000000;
 
 // What a run did, by kind of block.
 struct Tally {
@@ -457,7 +460,7 @@ Bytes Fuzzer::hostile_block(const Bytes& page) {
 }
 
 bool Fuzzer::done() const {
-    if (tally_.blocks >= options_.blocks) {
+    if (options_.blocks != 0 && tally_.blocks >= options_.blocks) {
         return true;
     }
     if (options_.seconds == 0) {
@@ -541,6 +544,9 @@ int run(int argc, char** argv) {
     }
     if (help) {
         return cli::print_usage(USAGE);
+    }
+    if (options.blocks == 0 && options.seconds == 0) {
+        options.blocks = DEFAULT_BLOCKS;
     }
     Fuzzer fuzzer(options);
     const auto start = std::chrono::steady_clock::now();
