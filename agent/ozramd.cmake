@@ -16,8 +16,9 @@ target_include_directories(ozram_ring PUBLIC
 target_include_directories(ozram_ring PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/ring/kshim ${PROJECT_SOURCE_DIR}/kmod)
 # Boost.Interprocess is header-only; POSIX shared memory needs librt; the
-# slot rules decode LZ4 to check a result.
-target_link_libraries(ozram_ring PUBLIC Threads::Threads rt lz4_static)
+# slot rules check an LZ4 result with the module's LZ4 check, and the
+# producers decode the other formats with the libraries.
+target_link_libraries(ozram_ring PUBLIC Threads::Threads rt lz4_static ozram_lz4_verify)
 
 # The module's LZ4 check, the same file ozram.ko is built from, for the
 # tests and ozram-bench.  On x86 it is built as the kernel builds it, at -O2

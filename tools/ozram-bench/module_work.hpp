@@ -4,8 +4,8 @@
 //
 // Everything that is the module's runs as the module's C, built in
 // userspace through the kernel shim (agent/src/ring/kshim): its slot rules
-// and its check of a result (kmod/ozram_ring_slots.c) and its LZ4 check
-// (kmod/ozram_lz4_verify.c).  The codecs are the libraries, with the
+// and its check of a result (kmod/ozram_ring_slots.c), which walks an LZ4
+// block with the LZ4 check (kmod/ozram_lz4_verify.c).  The codecs are the libraries, with the
 // kernel's parameters (cpu/block_codec.hpp).  What only the kernel has
 // (zsmalloc's allocator, the ring lock, the doorbell's system call) is not
 // here: "store" is the copy into the object, as zsmalloc makes it.
