@@ -60,7 +60,13 @@ vm-check: all
 DURATION ?= 600
 SOAK_ARGS = $(if $(SEED),--seed $(SEED)) $(if $(filter 1,$(DEBUG_BOOT)),--debug-boot) \
 	$(if $(RING_TIMEOUT_MS),--ring-timeout-ms $(RING_TIMEOUT_MS)) $(SOAK_FLAGS)
+# It starts with FUZZ_SECONDS of the differential fuzz test of the module's
+# LZ4 check against liblz4 (make check runs a minute of it on a fixed seed),
+# on SEED or a seed taken from the clock, which it prints.
+FUZZ_SECONDS ?= 600
 soak: all
+	$(BUILD)/tests/unit/kmod/ozram-lz4-verify-fuzz --seconds $(FUZZ_SECONDS) \
+		--seed $(if $(SEED),$(SEED),$$(date +%s))
 	tests/vm/soak --duration $(DURATION) $(SOAK_ARGS)
 
 # The soak on a lockdep and KASAN kernel built from Debian's linux-source-6.1
@@ -83,6 +89,7 @@ bench-vm: all
 	tests/vm/run --mem 512 --agent cpu --no-module --timeout 1800 --script tests/vm/bench/recompress-profile.sh
 	tests/vm/run --mem 1024 --agent cpu --timeout 1500 --script tests/vm/bench/kernel-cpu.sh
 	tests/vm/run --mem 768 --timeout 1500 --script tests/vm/bench/writeback.sh
+	tests/vm/bench-module
 
 demo: all
 	tests/vm/demo

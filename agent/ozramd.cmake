@@ -16,8 +16,19 @@ target_include_directories(ozram_ring PUBLIC
 target_include_directories(ozram_ring PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/ring/kshim ${PROJECT_SOURCE_DIR}/kmod)
 # Boost.Interprocess is header-only; POSIX shared memory needs librt; the
-# slot rules decode LZ4 to check a result.
-target_link_libraries(ozram_ring PUBLIC Threads::Threads rt lz4_static)
+# slot rules check an LZ4 result with the module's LZ4 check, and the
+# producers decode the other formats with the libraries.
+target_link_libraries(ozram_ring PUBLIC Threads::Threads rt lz4_static ozram_lz4_verify)
+
+# The module's LZ4 check, the same file ozram.ko is built from, for the
+# tests and ozram-bench.  On x86 it is built as the kernel builds it, at -O2
+# and without the SIMD registers, so that a bench times the module's code.
+add_library(ozram_lz4_verify STATIC ${PROJECT_SOURCE_DIR}/kmod/ozram_lz4_verify.c)
+target_include_directories(ozram_lz4_verify PUBLIC ${PROJECT_SOURCE_DIR}/kmod)
+target_include_directories(ozram_lz4_verify PRIVATE ${CMAKE_CURRENT_LIST_DIR}/src/ring/kshim)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  target_compile_options(ozram_lz4_verify PRIVATE -O2 -mno-sse -mno-mmx -mno-sse2 -mno-avx)
+endif()
 
 # The daemon as a library, so that the tests drive its loop in-process.
 add_library(ozramd_core STATIC

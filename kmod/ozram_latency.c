@@ -12,6 +12,7 @@
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
@@ -62,13 +63,22 @@ static unsigned int ozram_latency_bucket(u64 ns)
 
 u64 ozram_latency_start(void)
 {
+	return READ_ONCE(latency_stats) ? local_clock() : 0;
+}
+
+u64 ozram_latency_ring_start(void)
+{
 	return READ_ONCE(latency_stats) ? ktime_get_ns() : 0;
 }
 
 static void ozram_latency_add(struct ozram *oz, enum ozram_latency_op op,
 			      u64 start_ns, u64 now)
 {
-	/* The clock is monotonic; a start taken on another CPU is too. */
+	/*
+	 * Never negative: a CPU's clock and the monotonic clock do not go
+	 * back, and an I/O that moved to another CPU is counted as 0 rather
+	 * than less.
+	 */
 	u64 ns = now > start_ns ? now - start_ns : 0;
 
 	if (!start_ns)
@@ -82,7 +92,7 @@ void ozram_latency_record(struct ozram *oz, enum ozram_latency_op op,
 			  u64 start_ns)
 {
 	if (start_ns)
-		ozram_latency_add(oz, op, start_ns, ktime_get_ns());
+		ozram_latency_add(oz, op, start_ns, local_clock());
 }
 
 void ozram_latency_ring_stored(struct ozram *oz, u32 index, u32 slot,

@@ -5,6 +5,8 @@
  * stored) take.  Each is a log2 histogram of nanoseconds in per-CPU
  * counters, so that recording costs a clock read and two per-CPU adds
  * and never bounces a cache line between CPUs; readers sum the CPUs.
+ * Reads and writes are timed with the CPU's own clock, which zram's path
+ * does not pay for and which must cost the I/O next to nothing.
  * Exported by sysfs (latency_stat) and netlink (OZRAM_ATTR_LATENCY).
  */
 #ifndef OZRAM_LATENCY_H
@@ -34,14 +36,26 @@ int ozram_latency_alloc(struct ozram *oz);
 void ozram_latency_free(struct ozram *oz);
 
 /*
- * The start of a measured interval: the time in ns, or 0 while the
- * latency_stats module parameter is off (nothing is recorded then).
+ * The start of a page's read or write: the CPU's clock in ns
+ * (local_clock(), no more than a cycle counter read, where a clocksource
+ * such as the HPET costs a device access per read), or 0 while the
+ * latency_stats module parameter is off (nothing is recorded then).  The
+ * I/O ends on the same CPU, or on one whose clock the scheduler keeps close.
  */
 u64 ozram_latency_start(void);
 
-/* Counts the interval from @start_ns (0: none) to now in @op's histogram. */
+/*
+ * Counts the interval of a page's read or write from @start_ns (0: none)
+ * to now in @op's histogram.
+ */
 void ozram_latency_record(struct ozram *oz, enum ozram_latency_op op,
 			  u64 start_ns);
+
+/*
+ * The start of a ring round trip, which ends on another CPU: the
+ * monotonic clock (ktime_get_ns()), or 0 while latency_stats is off.
+ */
+u64 ozram_latency_ring_start(void);
 
 /*
  * A page staged at @staged_ns in ring slot @slot for page @index of @oz:

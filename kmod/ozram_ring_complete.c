@@ -3,8 +3,10 @@
  * ozram offload ring: what happens to one completion.  Nothing the agent
  * writes is trusted: the completion is a private copy, checked and claimed
  * by the slot rules (ozram_ring_slots.c); its bytes are copied out of the
- * mapping before use and, with verify=1, decoded with the request's
- * algorithm and compared with the staged copy.  A RAW result carries no
+ * mapping before use and, with verify=1, checked against the staged copy:
+ * an LZ4 block by a walk that compares instead of decoding
+ * (ozram_lz4_verify.c), another format decoded with the request's
+ * algorithm and compared.  A RAW result carries no
  * bytes that are used: the owner gets the staged copy.  The outcome goes
  * to the ops of the staging's owner (ozram_ring_api.h): a result that
  * passes the checks, or ->failed, where the owner compresses the staged
@@ -148,9 +150,10 @@ static bool ozram_ring_take_result(const struct ozram_ring_cqe *cqe,
 	if (cqe->encoding != OZRAM_RING_ENC_RAW)
 		ozram_ring_copy_output(req->ref.ring_slot, cqe->length,
 				       r->copy_buf);
-	if (!ozram_ring_result_matches(cqe, r->copy_buf, staged,
-				       r->decode_buf, ozram_ring_verify(),
-				       ozram_ring_decode, (void *)req))
+	if (!ozram_ring_result_matches(cqe, req->algorithm, r->copy_buf,
+				       staged, r->decode_buf,
+				       ozram_ring_verify(), ozram_ring_decode,
+				       (void *)req))
 		return false;
 
 	if (cqe->encoding == OZRAM_RING_ENC_RAW) {

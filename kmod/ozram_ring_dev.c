@@ -160,6 +160,11 @@ static __poll_t ozram_ring_poll(struct file *file, poll_table *wait)
 	struct ozram_ring_state *r = &ozram_ring;
 
 	poll_wait(file, &r->wait, wait);
+	/*
+	 * Pairs with wq_has_sleeper() in ozram_ring_stage(): the wait queue
+	 * entry is visible before sq_tail is read.
+	 */
+	smp_mb();
 	if (!ozram_ring_file_current(file) || !READ_ONCE(r->attached))
 		return EPOLLHUP;
 	return ozram_ring_has_work() ? EPOLLIN | EPOLLRDNORM : 0;

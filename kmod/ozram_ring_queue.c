@@ -18,6 +18,8 @@
 #include <linux/nospec.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "ozram_drv.h"
 #include "ozram_latency.h"
@@ -193,7 +195,7 @@ int ozram_ring_stage(struct ozram_ring_req *req, struct page *page)
 	}
 	req->ref.ring_slot = slot;
 	req->ref.generation = gen;
-	req->staged_ns = ozram_latency_start();
+	req->staged_ns = ozram_latency_ring_start();
 	req->from_reclaim = current->flags & PF_MEMALLOC;
 	r->reqs[slot] = *req;
 
@@ -210,8 +212,22 @@ int ozram_ring_stage(struct ozram_ring_req *req, struct page *page)
 	spin_unlock(&r->lock);
 
 	ozram_ring_count(OZRAM_RING_STAT_SUBMITTED, 1);
-	wake_up_interruptible(&r->wait);
-	queue_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
+	/*
+	 * A busy agent is not asleep in poll(): no wake-up, and no lock of
+	 * the wait queue.  wq_has_sleeper()'s barrier pairs with the one in
+	 * ozram_ring_poll(), so that either it sees the agent waiting or the
+	 * agent sees the new sq_tail.
+	 */
+	if (wq_has_sleeper(&r->wait))
+		wake_up_interruptible(&r->wait);
+	/*
+	 * Queued already, or running: it queues itself again while a slot is
+	 * in flight (ozram_ring_timeout_fn()), and a slot posted under the
+	 * lock before it scans is one it sees.
+	 */
+	if (!delayed_work_pending(&r->timeout_work))
+		queue_delayed_work(r->wq, &r->timeout_work,
+				   ozram_ring_timeout());
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <linux/nospec.h>
 #include <linux/string.h>
 
+#include "ozram_lz4_verify.h"
 #include "ozram_ring_slots.h"
 
 void ozram_ring_slots_init(struct ozram_ring_slots *s, u32 nr,
@@ -122,7 +123,15 @@ static bool page_is_filled_with(const void *page, u64 fill)
 	return true;
 }
 
-bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
+/* Whether a compressed result of a page of @algorithm is an LZ4 block. */
+static bool ozram_ring_is_lz4_block(u32 encoding, u8 algorithm)
+{
+	return encoding == OZRAM_RING_ENC_LZ4 ||
+	       algorithm == OZRAM_RING_ALG_LZ4 ||
+	       algorithm == OZRAM_RING_ALG_LZ4HC;
+}
+
+bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe, u8 algorithm,
 			       const void *out, const void *staged,
 			       void *scratch, bool verify,
 			       int (*decode)(void *ctx, const void *src,
@@ -134,6 +143,13 @@ bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
 	case OZRAM_RING_ENC_COMPRESSED:
 		if (!verify)
 			return true;
+		/*
+		 * The walk gives the verdict of a decode and compare, with
+		 * no output buffer (Documentation/kmod.md, "The LZ4 check").
+		 */
+		if (ozram_ring_is_lz4_block(cqe->encoding, algorithm))
+			return ozram_lz4_verify(out, cqe->length, staged,
+						OZRAM_RING_PAGE_SIZE);
 		return !decode(ctx, out, cqe->length, scratch) &&
 		       !memcmp(scratch, staged, OZRAM_RING_PAGE_SIZE);
 	case OZRAM_RING_ENC_RAW:

@@ -103,16 +103,19 @@ enum ozram_ring_take_back ozram_ring_slots_take_back(struct ozram_ring_slots *s,
 
 /*
  * Whether the result of an accepted completion @cqe gives back @staged, the
- * page the producer posted.  @out is the producer's private copy of the
- * cqe->length bytes of the output slot (the agent may rewrite the slot at
- * any time); @scratch is a page of scratch memory.  A compressed result is
- * decoded with @decode(@ctx, ...), the decoder of the posting's algorithm,
- * which returns 0 when the bytes give exactly one page.  With @verify
- * false, compressed results are taken as they are; a same-filled word is
- * always checked against the staged page.  A RAW result always matches:
- * the producer stores its staged copy and never reads the agent's bytes.
+ * page the producer posted in @algorithm (enum ozram_ring_algorithm).  @out
+ * is the producer's private copy of the cqe->length bytes of the output
+ * slot (the agent may rewrite the slot at any time).  An LZ4 block (an LZ4
+ * or LZ4HC page) is checked against the staged page by ozram_lz4_verify(),
+ * with no output buffer; another format is decoded into @scratch, a page of
+ * scratch memory, with @decode(@ctx, ...), the decoder of the posting's
+ * algorithm, which returns 0 when the bytes give exactly one page, and
+ * compared.  With @verify false, compressed results are taken as they are;
+ * a same-filled word is always checked against the staged page.  A RAW
+ * result always matches: the producer stores its staged copy and never
+ * reads the agent's bytes.
  */
-bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe,
+bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe, u8 algorithm,
 			       const void *out, const void *staged,
 			       void *scratch, bool verify,
 			       int (*decode)(void *ctx, const void *src,

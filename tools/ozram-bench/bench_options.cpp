@@ -26,10 +26,13 @@ BackendChoice parse_backend(std::string_view name, std::string_view text) {
     if (text == "warp-steps") {
         return BackendChoice::WarpSteps;
     }
+    if (text == "module") {
+        return BackendChoice::Module;
+    }
     if (text == "all") {
         return BackendChoice::All;
     }
-    throw cli::bad_value(name, "cpu, scalar, gpu, kernels, warp-steps or all", text);
+    throw cli::bad_value(name, "cpu, scalar, gpu, kernels, warp-steps, module or all", text);
 }
 
 Algorithm parse_algorithm_name(std::string_view name, std::string_view text) {
@@ -47,10 +50,11 @@ constexpr unsigned MAX_THREADS = 4096;
 
 std::string usage_text() {
     return std::string() + R"(Usage: ozram-bench --input FILE [--algorithm NAME]
-                   [--backend cpu|scalar|gpu|kernels|warp-steps|all] [--threads N]
+                   [--backend cpu|scalar|gpu|kernels|warp-steps|module|all]
+                   [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
                    [--huge-threshold BYTES] [--gpu-kernel NAME] [--gpu-slots N]
-                   [--shuffle] [--json|--csv]
+                   [--shuffle] [--cold] [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
@@ -84,7 +88,26 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      alone.  warp-steps: no GPU needed: each kernel's source
                      runs on the host through the emulated warp, which
                      counts warp-steps a page (steps-NAME rows, every block
-                     checked with liblz4; use --max-pages, it is slow)
+                     checked with liblz4; use --max-pages, it is slow).
+                     module: the kernel module's own work for each page it
+                     stores, on one thread, in batches (--batch, default
+                     64 here), each batch run once to warm the caches and
+                     then timed with the thread's CPU clock: inline-compress
+                     and inline-store (zram's path), ring-stage, ring-check
+                     and ring-store (the kernel's side of the offload ring:
+                     a staging slot taken and the page copied into it; the
+                     agent's block copied out, its slot claimed and the
+                     block checked, an LZ4 block by ozram_lz4_verify(); the
+                     copy into the object and the slot freed),
+                     ring-check-decode (the check by decode and compare),
+                     and the two checks alone, check-verify and
+                     check-decode-compare.  The slot rules and the checks
+                     are the module's C (kmod/), the codecs the libraries.
+                     Same-filled pages are left out: neither path sees
+                     them.  With --csv: algorithm,row,us_per_page,pages
+  --cold             --backend module: no warm batches; each row streams
+                     over the whole corpus, reading its pages, blocks and
+                     objects from memory
   --gpu-kernel NAME  the compression kernel of the gpu and gpu-copy rows:
                      window-12, window-11, window-10 or reprobe (default
                      )" +
@@ -139,6 +162,7 @@ Options parse_options(const std::vector<std::string>& args) {
         } else if (name == "--batch") {
             options.batch =
                 cli::parse_integer_option(name, arguments.value(), std::size_t{1}, MAX_BATCH_PAGES);
+            options.batch_given = true;
         } else if (name == "--repeat") {
             options.repeats = cli::parse_integer_option(name, arguments.value(), 1U, 1000U);
         } else if (name == "--max-pages") {
@@ -156,6 +180,9 @@ Options parse_options(const std::vector<std::string>& args) {
         } else if (name == "--shuffle") {
             arguments.flag();
             options.shuffled = true;
+        } else if (name == "--cold") {
+            arguments.flag();
+            options.cold = true;
         } else if (name == "--gpu-slots") {
             options.gpu_slots =
                 cli::parse_integer_option(name, arguments.value(), std::size_t{1}, std::size_t{64});
@@ -175,6 +202,12 @@ Options parse_options(const std::vector<std::string>& args) {
     }
     if (!options.help && !options.print_crossover && options.input.empty()) {
         throw cli::UsageError("no corpus given (--input FILE)");
+    }
+    if (options.cold && options.backend != BackendChoice::Module) {
+        throw cli::UsageError("--cold is for --backend module");
+    }
+    if (options.backend == BackendChoice::Module && options.format == OutputFormat::Json) {
+        throw cli::UsageError("--backend module writes a table or --csv");
     }
     if ((options.backend == BackendChoice::Gpu || options.backend == BackendChoice::Kernels ||
          options.backend == BackendChoice::WarpSteps) &&

@@ -13,7 +13,7 @@
 
 namespace ozram::bench {
 
-enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, Kernels, WarpSteps, All };
+enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, Kernels, WarpSteps, Module, All };
 enum class OutputFormat : std::uint8_t { Table, Json, Csv };
 
 struct Options {
@@ -23,6 +23,7 @@ struct Options {
     Algorithm algorithm = Algorithm::Lz4;
     unsigned threads = 0;  // 0: every online core
     std::size_t batch = 1024;
+    bool batch_given = false;  // --batch on the command line
     unsigned repeats = 5;
     std::size_t max_pages = 0;  // 0: the whole corpus
     // The largest compressed block kept (in any format); a page whose block
@@ -33,6 +34,8 @@ struct Options {
     // Pages in a fixed random order instead of the corpus's: a ring's slots
     // are handed to the agent in the order they were freed.
     bool shuffled = false;
+    // --backend module: every row streams over the corpus (no warm batches).
+    bool cold = false;
     // Batches in flight of the gpu rows (GpuBatchConfig::ring_buffer_slots).
     std::size_t gpu_slots = GpuBatchConfig{}.ring_buffer_slots;
     OutputFormat format = OutputFormat::Table;

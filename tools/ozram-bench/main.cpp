@@ -18,6 +18,7 @@
 #include "corpus.hpp"
 #include "kernel_bench.hpp"
 #include "measurement.hpp"
+#include "module_work.hpp"
 #include "ozram/cost_model.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
@@ -31,6 +32,10 @@ using namespace ozram;
 using namespace ozram::bench;
 
 constexpr int EXIT_MISMATCH_OR_ERROR = 1;
+
+// --backend module's batch: a ring's worth of slots whose pages, blocks and
+// objects stay in the caches between its warm run and its timed run.
+constexpr std::size_t MODULE_WORK_BATCH = 64;
 
 void print_error(const std::system_error& e) {
     const char* name = strerrorname_np(e.code().value());
@@ -152,6 +157,26 @@ void write_rows(const Options& options, const Corpus& corpus, unsigned threads,
     }
 }
 
+// The module's own work a page (--backend module).
+int run_module_work(const Options& options, const Corpus& corpus) {
+    const std::size_t batch = options.batch_given ? options.batch : MODULE_WORK_BATCH;
+    const ModuleWork work =
+        measure_module_work(corpus.pages(), options.algorithm, batch, options.cold, options.repeats,
+                            options.huge_threshold);
+    if (options.format == OutputFormat::Csv) {
+        print_module_work_csv(std::cout, work, true);
+    } else {
+        std::cout << "corpus " << corpus.path() << ": " << corpus.page_count() << " pages\n";
+        print_module_work(std::cout, work);
+    }
+    if (work.refused != 0) {
+        std::cerr << "ozram-bench: module: the check refused " << work.refused
+                  << " honest result(s)\n";
+        return EXIT_MISMATCH_OR_ERROR;
+    }
+    return 0;
+}
+
 int run(const Options& options) {
     const unsigned threads =
         options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
@@ -159,6 +184,9 @@ int run(const Options& options) {
 
     // Before the codecs: the GPU's registration of it ends with them.
     const Corpus corpus(options.input, options.max_pages);
+    if (options.backend == BackendChoice::Module) {
+        return run_module_work(options, corpus);
+    }
     if (options.backend == BackendChoice::Kernels || options.backend == BackendChoice::WarpSteps) {
         const auto threshold = static_cast<std::uint32_t>(options.huge_threshold);
         auto rows = options.backend == BackendChoice::WarpSteps

@@ -14,7 +14,8 @@ CompletionCheck::CompletionCheck() : copy_(OZRAM_RING_PAGE_SIZE), decoded_(OZRAM
 
 namespace {
 
-// The decoder of LZ4 and LZ4HC pages, the only ones this producer submits.
+// The decoder of other formats than LZ4; this producer submits LZ4 pages
+// only, which the slot rules check with the module's LZ4 walk.
 int decode_lz4(void* /*ctx*/, const void* src, unsigned int len, void* dst) {
     const int restored =
         LZ4_decompress_safe(static_cast<const char*>(src), static_cast<char*>(dst),
@@ -28,8 +29,8 @@ bool CompletionCheck::restores(const ozram_ring_cqe& cqe, const std::uint8_t* ou
                                const std::uint8_t* original) {
     // The slot rules accepted the length for the encoding: at most a page.
     std::memcpy(copy_.data(), output_slot, cqe.length);
-    return ozram_ring_result_matches(&cqe, copy_.data(), original, decoded_.data(), true,
-                                     decode_lz4, nullptr);
+    return ozram_ring_result_matches(&cqe, OZRAM_RING_ALG_LZ4, copy_.data(), original,
+                                     decoded_.data(), true, decode_lz4, nullptr);
 }
 
 }  // namespace ozram::ringload

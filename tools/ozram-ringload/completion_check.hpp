@@ -1,7 +1,7 @@
 // The producer's check of a completion's bytes, the kernel's own
 // (ozram_ring_result_matches() in kmod/ozram_ring_slots.c): the output slot is
-// copied out of the shared mapping first, then decoded with liblz4 and
-// compared with the page that was submitted.
+// copied out of the shared mapping first, then its LZ4 block is checked
+// against the page that was submitted by the module's LZ4 walk.
 #pragma once
 
 #include <cstdint>

@@ -112,6 +112,9 @@ void Doorbell::set_async(bool on) {
     if (error != 0) {
         throw Error(error, "cannot start the doorbell thread");
     }
+    // Its name lets a benchmark find the doorbell's CPU time in /proc:
+    // for the kernel, the check and store of every result.
+    ::pthread_setname_np(thread_, THREAD_NAME);
     running_ = true;
 }
 

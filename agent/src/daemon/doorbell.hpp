@@ -16,6 +16,9 @@ namespace ozram::daemon {
 
 class Doorbell {
   public:
+    // The thread's name (its /proc/PID/task/TID/comm), at most 15 bytes.
+    static constexpr const char* THREAD_NAME = "ozramd-doorbell";
+
     Doorbell(ring::RingTransport& transport, AgentMetrics& metrics);
     ~Doorbell();
     Doorbell(const Doorbell&) = delete;

@@ -3,6 +3,7 @@
 #include "drain_loop.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "completion_check.hpp"
 #include "compressor_set.hpp"
 #include "cpu/block_codec.hpp"
+#include "doorbell.hpp"
 #include "heap_ring.hpp"
 #include "ring_producer.hpp"
 
@@ -441,6 +443,9 @@ class ThreadedDoorbellRing final : public ozram::ring::RingTransport {
         ++notifications;
         if (std::this_thread::get_id() != loop_thread) {
             ++from_other_threads;
+            char name[16] = {};
+            ::pthread_getname_np(::pthread_self(), name, sizeof(name));
+            named_doorbell += std::string(name) == ozram::daemon::Doorbell::THREAD_NAME;
         }
     }
     void detach() override {}
@@ -450,6 +455,7 @@ class ThreadedDoorbellRing final : public ozram::ring::RingTransport {
     std::atomic<bool> fail{false};
     std::atomic<unsigned> notifications{0};
     std::atomic<unsigned> from_other_threads{0};
+    std::atomic<unsigned> named_doorbell{0};  // from a thread named as the doorbell's
 
   private:
     HeapRing inner_;
@@ -486,6 +492,8 @@ TEST(DrainLoop, AsyncDoorbellRingsFromItsOwnThreadAndLosesNoCompletion) {
     EXPECT_GE(ring.notifications.load(), 1u);
     EXPECT_EQ(ring.from_other_threads.load(), ring.notifications.load())
         << "every ring came from the doorbell thread";
+    EXPECT_EQ(ring.named_doorbell.load(), ring.notifications.load())
+        << "the doorbell thread is named, for /proc";
     // Once finished, the loop rings on its own thread again.
     const unsigned before = ring.notifications.load();
     producer.stage(pages[0].data(), 0, 0);

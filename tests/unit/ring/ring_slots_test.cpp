@@ -256,10 +256,19 @@ class ResultCheck : public ::testing::Test {
         cqe.length = static_cast<std::uint32_t>(n);
         return cqe;
     }
-    bool matches(const ozram_ring_cqe& cqe, bool verify = true) {
-        return ozram_ring_result_matches(&cqe, out_.data(), page_.data(), scratch_.data(), verify,
-                                         decode_lz4, nullptr);
+    bool matches(const ozram_ring_cqe& cqe, bool verify = true,
+                 std::uint8_t algorithm = OZRAM_RING_ALG_LZ4) {
+        return ozram_ring_result_matches(&cqe, algorithm, out_.data(), page_.data(),
+                                         scratch_.data(), verify, counting_decode, this);
     }
+    // The decoder the producer hands over for other formats than LZ4: it
+    // decodes LZ4 too, so that a test can tell whether it was called.
+    static int counting_decode(void* ctx, const void* src, unsigned int len, void* dst) {
+        ++static_cast<ResultCheck*>(ctx)->decodes_;
+        return decode_lz4(nullptr, src, len, dst);
+    }
+
+    int decodes_ = 0;
 
     std::vector<std::uint8_t> page_;
     std::vector<std::uint8_t> out_;
@@ -277,6 +286,51 @@ TEST_F(ResultCheck, Lz4MustDecodeToTheStagedPage) {
     ozram_ring_cqe short_block = lz4_of(page_);
     short_block.length -= 1;
     EXPECT_FALSE(matches(short_block)) << "a cut block does not decode to a page";
+}
+
+TEST_F(ResultCheck, AnLz4BlockIsWalkedNotDecoded) {
+    // An LZ4 page answered with ENC_LZ4, and an LZ4HC page answered with
+    // ENC_COMPRESSED: the module's LZ4 walk checks both, with no decode.
+    ozram_ring_cqe cqe = lz4_of(page_);
+    EXPECT_TRUE(matches(cqe, true, OZRAM_RING_ALG_LZ4));
+    cqe.encoding = OZRAM_RING_ENC_COMPRESSED;
+    EXPECT_TRUE(matches(cqe, true, OZRAM_RING_ALG_LZ4HC));
+    EXPECT_TRUE(matches(cqe, true, OZRAM_RING_ALG_LZ4));
+    page_[17] ^= 0x10;
+    EXPECT_FALSE(matches(cqe, true, OZRAM_RING_ALG_LZ4HC));
+    EXPECT_EQ(decodes_, 0);
+    // Another format's block goes to the decoder the producer gave.
+    page_[17] ^= 0x10;
+    EXPECT_TRUE(matches(cqe, true, OZRAM_RING_ALG_ZSTD));
+    EXPECT_EQ(decodes_, 1);
+}
+
+TEST_F(ResultCheck, AnLz4MatchOfOffsetZeroIsRefused) {
+    // 20 literals, then a match of offset 0 over zeros: the decoders write
+    // zeros for it, so a decode and compare would take it; the format
+    // forbids the offset, and the walk refuses it.
+    std::fill(page_.begin(), page_.end(), 0);
+    for (std::uint8_t i = 0; i < 20; ++i) {
+        page_[i] = static_cast<std::uint8_t>(i + 1);
+    }
+    std::vector<std::uint8_t> block = {0xff, 5};  // 20 literals, a match of 19 + more
+    block.insert(block.end(), page_.begin(), page_.begin() + 20);
+    block.insert(block.end(), {0, 0});  // offset 0
+    std::uint32_t rest = OZRAM_RING_PAGE_SIZE - 20 - 5 - 19;
+    for (; rest >= 255; rest -= 255) {
+        block.push_back(255);
+    }
+    block.push_back(static_cast<std::uint8_t>(rest));
+    block.insert(block.end(), {0x50, 0, 0, 0, 0, 0});  // the last 5 bytes, literals
+    std::copy(block.begin(), block.end(), out_.begin());
+    ozram_ring_cqe cqe{};
+    cqe.encoding = OZRAM_RING_ENC_LZ4;
+    cqe.length = static_cast<std::uint32_t>(block.size());
+    ASSERT_EQ(decode_lz4(nullptr, out_.data(), cqe.length, scratch_.data()), 0);
+    ASSERT_EQ(std::memcmp(scratch_.data(), page_.data(), page_.size()), 0)
+        << "liblz4 rebuilds the page";
+    EXPECT_FALSE(matches(cqe));
+    EXPECT_TRUE(matches(cqe, false)) << "verify=0 takes LZ4 as it is";
 }
 
 TEST_F(ResultCheck, RawKeepsTheStagedCopyWhateverTheOutputHolds) {

@@ -38,6 +38,19 @@ TEST(BenchOptions, AlgorithmTakesTheKernelsNames) {
               BackendChoice::Gpu);
 }
 
+TEST(BenchOptions, ModuleWork) {
+    const auto o = parse_options({"--input", "x", "--backend", "module", "--algorithm", "zstd"});
+    EXPECT_EQ(o.backend, BackendChoice::Module);
+    EXPECT_FALSE(o.cold);
+    EXPECT_FALSE(o.batch_given) << "the module's rows take their own default batch";
+    const auto cold = parse_options({"--input", "x", "--backend", "module", "--cold", "--csv"});
+    EXPECT_TRUE(cold.cold);
+    EXPECT_EQ(cold.format, OutputFormat::Csv);
+    EXPECT_TRUE(parse_options({"--input", "x", "--backend", "module", "--batch", "8"}).batch_given);
+    EXPECT_THROW(parse_options({"--input", "x", "--cold"}), cli::UsageError);
+    EXPECT_THROW(parse_options({"--input", "x", "--backend", "module", "--json"}), cli::UsageError);
+}
+
 TEST(BenchOptions, ParsesEverything) {
     const auto o =
         parse_options({"--input", "c.bin", "--backend", "scalar", "--threads", "8", "--batch", "16",

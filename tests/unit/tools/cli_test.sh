@@ -58,7 +58,7 @@ expect 2 "pagedump bad PID" "$pagedump" 12x -o "$work/x.pages"
 expect_output "^ozram-pagedump: PID: expected an integer >= 1, got '12x'\$" "pagedump bad PID"
 expect 2 "bench without input" "$bench"
 expect 2 "bench bad backend" "$bench" --input x --backend tpu
-expect_output "^ozram-bench: --backend: expected cpu, scalar, gpu, kernels, warp-steps or all, got 'tpu'\$" \
+expect_output "^ozram-bench: --backend: expected cpu, scalar, gpu, kernels, warp-steps, module or all, got 'tpu'\$" \
 	"bench bad backend"
 expect 2 "bench bad batch" "$bench" --input x --batch 0
 expect_output "^ozram-bench: --batch: expected an integer in 1\.\.[0-9]+, got '0'\$" "bench bad batch"
@@ -154,6 +154,37 @@ expect_output "^ozram-bench: --algorithm: expected lz4, lz4hc, lzo, lzo-rle or z
 	"bench --algorithm deflate"
 expect 2 "bench zstd on the gpu" "$bench" --input x --algorithm zstd --backend gpu
 expect_output "^ozram-bench: the gpu backend compresses only lz4\$" "bench zstd on the gpu"
+
+# The module's work a page: every row, warm and cold, for each format (the
+# LZ4 walk's row for lz4 and lz4hc only); the check refuses no honest result.
+for algorithm in lz4 lz4hc lzo lzo-rle zstd; do
+	for cold in "" --cold; do
+		expect 0 "bench --backend module $algorithm $cold" "$bench" --input "$work/live.pages" \
+			--backend module --algorithm "$algorithm" --repeat 1 --csv $cold
+		expect_output '^algorithm,row,us_per_page,pages$' "bench module csv header"
+		for row in inline-compress inline-store inline ring-stage ring-check ring-store ring \
+			ring-check-decode ring-decode check-decode-compare; do
+			expect_output "^$algorithm,$row,[0-9.]+,[0-9]+\$" "bench module $algorithm $row"
+		done
+		case $algorithm in
+		lz4 | lz4hc) expect_output "^$algorithm,check-verify,[0-9.]+,[0-9]+\$" "bench module walk" ;;
+		*)
+			if grep -q ',check-verify,' "$work/out"; then
+				echo "FAIL: bench module $algorithm: an LZ4 walk row for another format" >&2
+				failures=$((failures + 1))
+			fi
+			;;
+		esac
+	done
+done
+expect 0 "bench --backend module table" "$bench" --input "$work/live.pages" --backend module \
+	--repeat 1 --batch 16
+expect_output "^the module's work a page, lz4: .*batches of 16, warm" "bench module table"
+expect_output "^  check-verify / check-decode-compare: [0-9.]+x\$" "bench module check ratio"
+expect 2 "bench --cold without module" "$bench" --input x --cold
+expect_output "^ozram-bench: --cold is for --backend module\$" "bench --cold without module"
+expect 2 "bench module --json" "$bench" --input x --backend module --json
+expect_output "^ozram-bench: --backend module writes a table or --csv\$" "bench module --json"
 
 # Only the gpu backend: measured with a GPU, status 2 without one.
 "$bench" --input "$work/live.pages" --backend gpu --repeat 1 >"$work/out" 2>&1
