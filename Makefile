@@ -42,9 +42,11 @@ check: unit-check checkpatch kmod-check vm-check soak-check
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# Checks of the module's build itself: it refuses PREEMPT_RT kernels.
+# Checks of the module's build itself: it refuses PREEMPT_RT kernels and
+# 32-bit ones.
 kmod-check: deps
 	tests/kmod/refuses-preempt-rt
+	tests/kmod/refuses-32-bit
 
 # Every scenario on the in-kernel path, then again with ozramd attached.
 vm-check: all

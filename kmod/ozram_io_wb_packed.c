@@ -44,6 +44,13 @@
  */
 #define OZRAM_WB_BLOCK_OBJS	(U8_MAX - 1)
 
+/*
+ * A packed object's byte address on the backing device lives in a slot's
+ * unsigned long: 64 bits, since the module builds for 64-bit kernels only
+ * (Kbuild), so that a backing device of any size is addressed.
+ */
+static_assert(sizeof(unsigned long) == sizeof(u64));
+
 static unsigned long ozram_wb_first_block(unsigned long pos)
 {
 	return pos >> PAGE_SHIFT;
