@@ -63,10 +63,12 @@ enum ozram_recomp_miss {
  * @index for the algorithm of priority @prio if it is a candidate: it
  * decodes the object into @page, marks the slot as being recompressed and
  * returns the object's size (0: no candidate; -EIO: it does not decode).
- * ozram_recomp_store() then stores @len bytes (compressed with that
- * algorithm, by @source) in place of the object if the slot still holds
- * what was picked, they are below @threshold (0: any) and they save
- * memory; a page that does not shrink is dealt with as @miss says; a slot
+ * ozram_recomp_store() then stores @len bytes at @buf (compressed with
+ * that algorithm, by @source) in place of the object if the slot still
+ * holds what was picked, they are below @threshold (0: any) and they save
+ * memory; a page that does not shrink is dealt with as @miss says (@len
+ * PAGE_SIZE or more says that it did not compress: @buf is then NULL, or
+ * at least never read); a slot
  * stored is no longer idle.  Return: 1 stored, 0 kept, -ESTALE changed
  * meanwhile, -ENOMEM no memory (still idle).  ozram_recomp_abandon()
  * gives a picked slot up, idle as it was, so that the pass can pick it

@@ -130,7 +130,13 @@ void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 	struct ozram *oz = batch->oz;
 	int ret = -EIO;
 
-	if (buf)
+	/*
+	 * A page that does not compress comes without bytes: a pointer with
+	 * it would be into a ring slot released already.
+	 */
+	if (WARN_ON_ONCE(buf && len >= PAGE_SIZE))
+		buf = NULL;
+	if (len)
 		ret = ozram_recomp_store(oz, index, buf, len, batch->prio,
 					 source, batch->params->threshold,
 					 batch->miss);
@@ -159,8 +165,10 @@ static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
 
 	ret = ozram_comp_compress_copy(batch->oz->comps[batch->prio], page,
 				       copy, PAGE_SIZE, &len);
-	if (ret || len >= PAGE_SIZE)
+	if (ret || len >= PAGE_SIZE) {
 		len = PAGE_SIZE;	/* did not compress: a miss */
+		copy = NULL;
+	}
 	ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
 			   OZRAM_SRC_KERNEL, batch->params->threshold,
 			   batch->miss);

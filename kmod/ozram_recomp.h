@@ -40,9 +40,11 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
 int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p);
 
 /*
- * From the offload ring: the agent's result for page @index of @batch
- * (@buf, @len bytes, by @source), checked like any result, or its failure
- * (@buf NULL).  Takes no lock; the ring frees its slot afterwards.
+ * From the offload ring: the agent's result for page @index of @batch, by
+ * @source: @len bytes at @buf, checked like any result; @len PAGE_SIZE
+ * with @buf NULL when the page does not compress (no bytes come with that
+ * answer); or @len 0, @buf NULL for no usable answer.  Takes no lock; the
+ * ring has freed its slot already.
  */
 void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 			 const void *buf, unsigned int len, int source);

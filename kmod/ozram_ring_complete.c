@@ -184,10 +184,11 @@ static bool ozram_ring_store_result(const struct ozram_ring_cqe *cqe,
 
 /*
  * The result of a page being recompressed: the bytes when the agent
- * compressed it and they pass the checks, else NULL (the batch then has
- * the kernel compress it).  Nothing else refers to the ring slot, so it
- * is released first: the batch may be gone once it has its last result.
- * reap_mutex held, which keeps copy_buf.
+ * compressed it and they pass the checks; PAGE_SIZE and no bytes when it
+ * does not compress (the batch keeps the object); else nothing (the batch
+ * then has the kernel compress it).  Nothing else refers to the ring
+ * slot, so it is released first: the batch may be gone once it has its
+ * last result.  reap_mutex held, which keeps copy_buf.
  */
 void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
 				  const struct ozram_ring_cqe *cqe)
@@ -215,12 +216,15 @@ void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner
 			result = r->copy_buf;
 			len = cqe->length;
 		} else if (cqe->encoding == OZRAM_RING_ENC_RAW) {
-			/* It does not compress: the batch keeps the object. */
-			result = ozram_ring_staged_data(slot);
+			/*
+			 * It does not compress: the batch keeps the object,
+			 * and no bytes go with that (the slot is released
+			 * before the batch sees the answer).
+			 */
 			len = PAGE_SIZE;
 		}
 		/* Same-filled was checked when written: the kernel redoes it. */
-		if (result) {
+		if (len) {
 			ozram_ring_count(OZRAM_RING_STAT_COMPLETED, 1);
 			if (cqe->flags & OZRAM_RING_CQE_F_GPU)
 				source = OZRAM_SRC_AGENT_GPU;
