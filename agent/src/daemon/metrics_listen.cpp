@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/un.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -113,6 +114,10 @@ std::string address_text(const sockaddr_storage& address) {
         inet_ntop(AF_INET, &v4->sin_addr, host, sizeof host);
         return std::string(host) + ":" + std::to_string(ntohs(v4->sin_port));
     }
+    if (address.ss_family == AF_UNIX) {
+        const auto* un = reinterpret_cast<const sockaddr_un*>(&address);
+        return "unix:" + std::string(un->sun_path, strnlen(un->sun_path, sizeof un->sun_path));
+    }
     return "a socket of family " + std::to_string(address.ss_family);
 }
 
@@ -123,6 +128,21 @@ std::string bound_address(int fd) {
         return "an unnamed socket";
     }
     return address_text(bound);
+}
+
+std::uint16_t bound_port(int fd) {
+    sockaddr_storage bound{};
+    socklen_t length = sizeof bound;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+        return 0;
+    }
+    if (bound.ss_family == AF_INET6) {
+        return ntohs(reinterpret_cast<const sockaddr_in6*>(&bound)->sin6_port);
+    }
+    if (bound.ss_family == AF_INET) {
+        return ntohs(reinterpret_cast<const sockaddr_in*>(&bound)->sin_port);
+    }
+    return 0;
 }
 
 std::vector<int> inherited_listeners() {

@@ -25,10 +25,13 @@ struct ListenAddress {
 // Throws cli::UsageError naming `text` when it is none of the above.
 [[nodiscard]] ListenAddress parse_listen_address(std::string_view text);
 
-// "127.0.0.1:9101" or "[::1]:9101".
+// "127.0.0.1:9101", "[::1]:9101", or "unix:PATH" for a Unix socket (which
+// systemd may pass: ListenStream=/run/...).
 [[nodiscard]] std::string address_text(const sockaddr_storage& address);
-// The address a socket is bound to, as address_text() writes it.
+// The address a socket is bound to, as address_text() writes it, and its
+// port (0 for a socket that has none, such as a Unix one).
 [[nodiscard]] std::string bound_address(int fd);
+[[nodiscard]] std::uint16_t bound_port(int fd);
 
 // The listening stream sockets systemd passed to this process (LISTEN_FDS,
 // sd_listen_fds(3)), close-on-exec from now on; the variables are removed

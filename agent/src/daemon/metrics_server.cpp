@@ -118,8 +118,7 @@ MetricsServer::MetricsServer(std::vector<int> listening, std::function<std::stri
         bound_ += (bound_.empty() ? "" : ", ") + bound_address(fd);
     }
     if (!listening_.empty()) {
-        const std::string first = bound_address(listening_.front());
-        port_ = static_cast<std::uint16_t>(std::stoul(first.substr(first.rfind(':') + 1)));
+        port_ = bound_port(listening_.front());
     }
     stop_fd_ = eventfd(0, EFD_CLOEXEC);
     if (stop_fd_ < 0) {

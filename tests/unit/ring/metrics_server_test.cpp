@@ -13,11 +13,13 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -319,6 +321,41 @@ TEST(MetricsServer, ServesTheSocketPassedForItsAddress) {
               "127.0.0.1:" + std::to_string(port) + ", 127.0.0.1:" + std::to_string(other_port));
     EXPECT_TRUE(is_scrape(scrape(port)));
     EXPECT_TRUE(is_scrape(scrape(other_port)));
+}
+
+// systemd may pass a Unix socket (ListenStream=/run/...): it serves too.
+TEST(MetricsServer, ServesAUnixSocketPassedToIt) {
+    char dir_template[] = "/tmp/ozram-metrics-unix.XXXXXX";
+    ASSERT_NE(mkdtemp(dir_template), nullptr);
+    const std::string path = std::string(dir_template) + "/metrics.sock";
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    const int passed = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_EQ(bind(passed, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(listen(passed, 4), 0);
+
+    std::atomic<int> scrapes{0};
+    {
+        MetricsServer server(std::vector<int>{passed}, counter(scrapes));
+        EXPECT_EQ(server.bound(), "unix:" + path);
+        EXPECT_EQ(server.port(), 0);
+        const int client = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ASSERT_EQ(connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        const std::string request = "GET /metrics HTTP/1.1\r\n\r\n";
+        ASSERT_EQ(send(client, request.data(), request.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(request.size()));
+        std::string answer;
+        char buffer[4096];
+        ssize_t n = 0;
+        while ((n = recv(client, buffer, sizeof buffer, 0)) > 0) {
+            answer.append(buffer, static_cast<std::size_t>(n));
+        }
+        close(client);
+        EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
+    }
+    unlink(path.c_str());
+    rmdir(dir_template);
 }
 
 // Under the unit's sandbox socket() itself is refused: listen_on() says so
