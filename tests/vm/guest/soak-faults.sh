@@ -254,9 +254,11 @@ fault_hot_add() {
 # it uses, then its pages rewritten with the same bytes while the agent is
 # stopped: the writes park pages until the limit, then compress in the
 # writer or fail with ENOMEM, which keeps the old bytes.  Every byte reads
-# back the same while the agent is stopped, and after it goes on; then the
-# device goes.  The agent's faults run meanwhile: when one has the agent
-# gone, or goes on with it, the writes take whatever path that leaves.
+# back the same while the agent is stopped, after it goes on (what it
+# compressed over the limit stays staged), and once the limit is lifted
+# (which stores those); then the device goes.  The agent's faults run
+# meanwhile: when one has the agent gone, or goes on with it, the writes
+# take whatever path that leaves.
 fault_park_mem_limit() {
 	pk_id=$(cat $CONTROL/hot_add) || { soak_fail "park_mem_limit: hot_add failed"; return 1; }
 	pk_dev=$(dev "$pk_id")
@@ -292,13 +294,23 @@ fault_park_mem_limit() {
 	rand 3
 	sleep "$R"
 	[ -z "$pk_agent" ] || kill -CONT "$pk_agent" 2>/dev/null
-	ring_settle "$pk_id"
+	# Pages the agent compressed over the limit stay staged until the
+	# limit goes: steady, not settled.
+	ring_steady "$pk_id"
+	pk_staged=$RING_STAGED
 	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
 		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
 			"$pk_dev at mem_limit $pk_limit, the agent going on"
+	pk_used_max=$(stat_field "$pk_sys/mm_stat" mem_used_max)
+	r=$(sysfs-write "$pk_sys/mem_limit" 0)
+	[ "$r" = OK ] || soak_fail "mem_limit 0 of $pk_dev: $r"
+	ring_settle "$pk_id"
+	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
+		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
+			"$pk_dev once its mem_limit was lifted"
 	pk_parked=$(($(backend_field parked_total "$pk_id") - pk_parked))
 	FAULT_NOTE="$pk_dev mem_limit $pk_limit: $pk_parked pages parked ($pk_held held after the writes),"
-	FAULT_NOTE="$FAULT_NOTE mem_used_max $(stat_field "$pk_sys/mm_stat" mem_used_max),"
+	FAULT_NOTE="$FAULT_NOTE mem_used_max $pk_used_max, $pk_staged staged at the limit,"
 	FAULT_NOTE="$FAULT_NOTE $pk_failed of 32 writes failed (ENOMEM),"
 	if [ -n "$pk_agent" ]; then
 		FAULT_NOTE="$FAULT_NOTE the agent stopped $R s more"
