@@ -42,9 +42,12 @@ check: unit-check checkpatch kmod-check vm-check soak-check
 unit-check: userspace
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# Checks of the module's build itself: it refuses PREEMPT_RT kernels and
+# Checks of the module's sources and build: its layering (no circle of
+# layers, the ring includes nothing above it, only ozram_io*.c write the
+# slot table, no .c over 550 lines), and it refuses PREEMPT_RT kernels and
 # 32-bit ones.
 kmod-check: deps
+	tests/kmod/structure
 	tests/kmod/refuses-preempt-rt
 	tests/kmod/refuses-32-bit
 

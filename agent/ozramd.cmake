@@ -25,6 +25,7 @@ add_library(ozramd_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/compressor_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/cost_model_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/doorbell.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/drain_loop.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/log.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/metrics_http.cpp

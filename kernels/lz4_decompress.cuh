@@ -9,7 +9,9 @@
 
 #include <cstdint>
 
+#include "lz4_format.cuh"
 #include "page_codec.cuh"
+#include "page_copy.cuh"
 #include "warp.cuh"
 
 namespace ozram::kernels {
@@ -36,6 +38,38 @@ OZRAM_KERNEL_FN bool read_extra_length(const std::uint8_t* in, std::uint32_t in_
     return true;
 }
 
+// Copies the match of `length` bytes at `offset` behind page[op].  Byte i of
+// the match repeats byte (i mod offset) of the `offset` bytes before it:
+// that is LZ4's overlapping-copy semantics, and it reads only bytes that
+// existed before this copy, so no lane waits on another.  A match that does
+// not overlap itself is a plain copy; one that does keeps each lane's
+// (i mod offset) up to date with one addition a step.
+OZRAM_KERNEL_FN void copy_match(const Warp& warp, std::uint8_t* page, std::uint32_t op,
+                                std::uint32_t offset, std::uint32_t length) {
+    const std::uint8_t* const from = page + op - offset;
+    if (offset >= length) {
+        for (std::uint32_t done = 0; done < length; done += WARP_SIZE) {
+            warp.each([&](Lane l) {
+                if (done + l.id < length)
+                    page[op + done + l.id] = from[done + l.id];
+            });
+        }
+        return;
+    }
+    const std::uint32_t step = WARP_SIZE % offset;
+    Lanes<std::uint32_t> phase;  // (done + lane) mod offset
+    warp.each([&](Lane l) { phase[l] = l.id % offset; });
+    for (std::uint32_t done = 0; done < length; done += WARP_SIZE) {
+        warp.each([&](Lane l) {
+            if (done + l.id < length)
+                page[op + done + l.id] = from[phase[l]];
+            phase[l] += step;
+            if (phase[l] >= offset)
+                phase[l] -= offset;
+        });
+    }
+}
+
 // Decodes the LZ4 block in[0, in_size) into page[0, PAGE_SIZE).
 OZRAM_KERNEL_FN PageStatus decode_block(const Warp& warp, const std::uint8_t* in,
                                         std::uint32_t in_size, std::uint8_t* page) {
@@ -51,10 +85,12 @@ OZRAM_KERNEL_FN PageStatus decode_block(const Warp& warp, const std::uint8_t* in
             return PAGE_CORRUPT;
         if (literal_length > in_size - ip || literal_length > PAGE_SIZE - op)
             return PAGE_CORRUPT;
-        warp.each([&](Lane l) {
-            for (std::uint32_t i = l.id; i < literal_length; i += WARP_SIZE)
-                page[op + i] = in[ip + i];
-        });
+        for (std::uint32_t done = 0; done < literal_length; done += WARP_SIZE) {
+            warp.each([&](Lane l) {
+                if (done + l.id < literal_length)
+                    page[op + done + l.id] = in[ip + done + l.id];
+            });
+        }
         ip += literal_length;
         op += literal_length;
         if (ip == in_size)
@@ -76,34 +112,34 @@ OZRAM_KERNEL_FN PageStatus decode_block(const Warp& warp, const std::uint8_t* in
         if (match_length > PAGE_SIZE - lz4::LAST_LITERALS - op)
             return PAGE_CORRUPT;
 
-        // Byte i of the match repeats byte (i mod offset) of the `offset` bytes
-        // before it, which is exactly LZ4's overlapping-copy semantics and
-        // reads only bytes that existed before this copy: no lane waits on another.
         warp.sync();
-        warp.each([&](Lane l) {
-            for (std::uint32_t i = l.id; i < match_length; i += WARP_SIZE)
-                page[op + i] = page[op - offset + i % offset];
-        });
+        copy_match(warp, page, op, offset, match_length);
         op += match_length;
     }
     warp.sync();
     return op == PAGE_SIZE ? PAGE_OK : PAGE_CORRUPT;
 }
 
-// Copies a page between 8-byte aligned buffers, 8 bytes per lane.
-OZRAM_KERNEL_FN void copy_page(const Warp& warp, const std::uint8_t* src, std::uint8_t* dst) {
-    warp.each([&](Lane l) {
-        for (std::uint32_t i = 8 * l.id; i < PAGE_SIZE; i += 8 * WARP_SIZE)
-            store_u64_aligned(dst + i, load_u64_aligned(src + i));
-    });
+// Copies the raw page at `from` (any alignment: a block lies where its
+// payload put it) to `to` (16-byte aligned), through shared memory when
+// `from` is not aligned.
+OZRAM_KERNEL_FN void copy_raw_page(const Warp& warp, const std::uint8_t* from, std::uint8_t* to,
+                                   std::uint8_t* scratch) {
+    if (reinterpret_cast<std::uintptr_t>(from) % VECTOR_BYTES == 0) {
+        copy_block(warp, from, to, PAGE_SIZE);
+        return;
+    }
+    lz4::copy_bytes(warp, from, scratch, PAGE_SIZE);
     warp.sync();
+    copy_block(warp, scratch, to, PAGE_SIZE);
 }
 
 }  // namespace detail
 
-// Restores the page that `descriptor` and the slot at `in` (8-byte aligned,
-// descriptor.size bytes used) describe into the PAGE_SIZE at `dst` (8-byte
-// aligned) and sets descriptor.status.  On an error `dst` is left untouched.
+// Restores the page that `descriptor` and the block at `in` (any alignment,
+// descriptor.size bytes) describe into the PAGE_SIZE bytes at `dst` (16-byte
+// aligned: device memory or mapped host memory) and sets descriptor.status.
+// On an error `dst` is left untouched.
 OZRAM_KERNEL_FN void decompress_page(const Warp& warp, DecompressScratch& scratch,
                                      const std::uint8_t* in, PageDescriptor& descriptor,
                                      std::uint8_t* dst) {
@@ -112,16 +148,15 @@ OZRAM_KERNEL_FN void decompress_page(const Warp& warp, DecompressScratch& scratc
     switch (page.encoding) {
         case PageEncoding::SameFilled:
             if (page.size == 0) {
-                warp.each([&](Lane l) {
-                    for (std::uint32_t i = 8 * l.id; i < PAGE_SIZE; i += 8 * WARP_SIZE)
-                        store_u64_aligned(dst + i, page.fill_word);
-                });
+                for (std::uint32_t i = 0; i < PAGE_SIZE; i += 8 * WARP_SIZE)
+                    warp.each(
+                        [&](Lane l) { store_u64_aligned(dst + i + 8 * l.id, page.fill_word); });
                 status = PAGE_OK;
             }
             break;
         case PageEncoding::Raw:
             if (page.size == PAGE_SIZE) {
-                detail::copy_page(warp, in, dst);
+                detail::copy_raw_page(warp, in, dst, scratch.page);
                 status = PAGE_OK;
             }
             break;
@@ -129,7 +164,7 @@ OZRAM_KERNEL_FN void decompress_page(const Warp& warp, DecompressScratch& scratc
             if (page.size != 0 && page.size <= PAGE_SIZE) {
                 status = detail::decode_block(warp, in, page.size, scratch.page);
                 if (status == PAGE_OK)
-                    detail::copy_page(warp, scratch.page, dst);
+                    copy_block(warp, scratch.page, dst, PAGE_SIZE);
             }
             break;
         default:

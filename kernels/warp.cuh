@@ -53,9 +53,16 @@ OZRAM_KERNEL_FN unsigned highest_lane(LaneMask mask) {
 #endif
 }
 
-// Lanes below `lane`: the mask of lanes 0..lane-1.
+// Lanes below `lane`: the mask of lanes 0..lane-1 (lane < 32).
 OZRAM_KERNEL_FN LaneMask lanes_below(unsigned lane) {
     return (LaneMask{1} << lane) - 1u;
+}
+
+// The mask of lanes first..end-1, for any first <= end (empty when first >= 32).
+OZRAM_KERNEL_FN LaneMask lanes_between(unsigned first, unsigned end) {
+    const LaneMask below_end = end >= WARP_SIZE ? ~LaneMask{0} : lanes_below(end);
+    const LaneMask below_first = first >= WARP_SIZE ? ~LaneMask{0} : lanes_below(first);
+    return below_end & ~below_first;
 }
 
 #if defined(__CUDACC__)
@@ -114,12 +121,37 @@ OZRAM_KERNEL_FN std::uint32_t load_u32_le(const std::uint8_t* p) {
     return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
            (std::uint32_t{p[3]} << 24);
 }
+// The 4 bytes at base[pos...] as a little-endian word, from two aligned
+// words (base must be 4-byte aligned, and 4 bytes past base + pos + 3
+// readable): two loads and a funnel shift instead of four byte loads.
+OZRAM_KERNEL_FN std::uint32_t load_u32_at(const std::uint8_t* base, std::uint32_t pos) {
+    const auto* words = reinterpret_cast<const std::uint32_t*>(base);
+    const std::uint32_t low = words[pos >> 2];
+    const std::uint32_t high = words[(pos >> 2) + 1];
+    return __funnelshift_r(low, high, (pos & 3u) * 8);
+}
 // Aligned 8-byte access (p must be 8-byte aligned).
 OZRAM_KERNEL_FN std::uint64_t load_u64_aligned(const std::uint8_t* p) {
     return *reinterpret_cast<const std::uint64_t*>(p);
 }
 OZRAM_KERNEL_FN void store_u64_aligned(std::uint8_t* p, std::uint64_t v) {
     *reinterpret_cast<std::uint64_t*>(p) = v;
+}
+
+// 16 bytes, the widest access a thread makes: a warp moves 512 contiguous
+// bytes with one.
+using Vec16 = uint4;
+// p must be 16-byte aligned.  Streaming: for memory read once (host memory
+// mapped into the device, pages that the next batch replaces).
+OZRAM_KERNEL_FN Vec16 load_vec16_once(const std::uint8_t* p) {
+    return __ldcs(reinterpret_cast<const Vec16*>(p));
+}
+// p must be 16-byte aligned: any memory (device, shared or mapped host).
+OZRAM_KERNEL_FN Vec16 load_vec16(const std::uint8_t* p) {
+    return *reinterpret_cast<const Vec16*>(p);
+}
+OZRAM_KERNEL_FN void store_vec16(std::uint8_t* p, Vec16 v) {
+    *reinterpret_cast<Vec16*>(p) = v;
 }
 
 #else  // the host emulation
@@ -136,17 +168,24 @@ struct Lanes {
 // result in either; the tests run both to check that it does.
 enum class LaneOrder { Ascending, Descending };
 
+// The emulation also counts warp-steps: every warp-wide operation (a lane
+// section, a ballot, a match, a broadcast, a single-lane section, a sync) is
+// one.  Kernels keep their loops outside the lane sections, so that a step
+// stands for a few instructions of every lane: the count compares kernel
+// designs on the host before any of them runs on a device.
 class Warp {
   public:
     explicit Warp(LaneOrder order = LaneOrder::Ascending) : order_(order) {}
 
     template <class Body>
     void each(Body&& body) const {
+        ++steps_;
         for (unsigned i = 0; i < WARP_SIZE; ++i)
             body(lane(i));
     }
     template <class Pred>
     LaneMask ballot(Pred&& pred) const {
+        ++steps_;
         LaneMask mask = 0;
         for (unsigned i = 0; i < WARP_SIZE; ++i) {
             if (pred(lane(i)))
@@ -155,6 +194,7 @@ class Warp {
         return mask;
     }
     Lanes<LaneMask> match_any(const Lanes<std::uint32_t>& v) const {
+        ++steps_;
         Lanes<LaneMask> groups;
         for (unsigned a = 0; a < WARP_SIZE; ++a) {
             for (unsigned b = 0; b < WARP_SIZE; ++b) {
@@ -166,24 +206,33 @@ class Warp {
     }
     template <class T>
     T broadcast(const Lanes<T>& v, unsigned src) const {
+        ++steps_;
         return v.values[src];
     }
     template <class Body>
     void single(Body&& body) const {
+        ++steps_;
         body();
     }
-    void sync() const {}
+    void sync() const { ++steps_; }
+
+    // Warp-steps run since the warp was made.
+    [[nodiscard]] std::uint64_t steps() const { return steps_; }
 
   private:
     Lane lane(unsigned i) const {
         return Lane{order_ == LaneOrder::Ascending ? i : WARP_SIZE - 1 - i};
     }
     LaneOrder order_;
+    mutable std::uint64_t steps_ = 0;
 };
 
 inline std::uint32_t load_u32_le(const std::uint8_t* p) {
     return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
            (std::uint32_t{p[3]} << 24);
+}
+inline std::uint32_t load_u32_at(const std::uint8_t* base, std::uint32_t pos) {
+    return load_u32_le(base + pos);
 }
 inline std::uint64_t load_u64_aligned(const std::uint8_t* p) {
     std::uint64_t v;
@@ -192,6 +241,21 @@ inline std::uint64_t load_u64_aligned(const std::uint8_t* p) {
 }
 inline void store_u64_aligned(std::uint8_t* p, std::uint64_t v) {
     std::memcpy(p, &v, sizeof v);
+}
+
+struct Vec16 {
+    std::uint8_t bytes[16];
+};
+inline Vec16 load_vec16_once(const std::uint8_t* p) {
+    Vec16 v;
+    std::memcpy(v.bytes, p, sizeof v.bytes);
+    return v;
+}
+inline Vec16 load_vec16(const std::uint8_t* p) {
+    return load_vec16_once(p);
+}
+inline void store_vec16(std::uint8_t* p, const Vec16& v) {
+    std::memcpy(p, v.bytes, sizeof v.bytes);
 }
 
 #endif

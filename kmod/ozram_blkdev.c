@@ -15,7 +15,7 @@
 #include <linux/module.h>
 #include <linux/pagemap.h>
 
-#include "ozram_drv.h"
+#include "ozram_devices.h"
 #include "ozram_io.h"
 #include "ozram_latency.h"
 
@@ -75,7 +75,7 @@ static void ozram_bio_discard(struct ozram *oz, struct bio *bio)
 
 	while (n >= PAGE_SIZE) {
 		ozram_discard_page(oz, index);
-		atomic64_inc(&oz->stats.notify_free);
+		ozram_stat_inc(oz, OZRAM_STAT_NOTIFY_FREE);
 		index++;
 		n -= PAGE_SIZE;
 	}
@@ -92,7 +92,6 @@ static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
 	u64 start = ozram_latency_start();
 	int ret;
 
-	atomic64_inc(is_write ? &oz->stats.num_writes : &oz->stats.num_reads);
 	if (bvec->bv_len < PAGE_SIZE)
 		ret = ozram_bvec_partial(oz, bvec, index, offset, is_write);
 	else if (is_write)
@@ -106,8 +105,8 @@ static int ozram_bvec_rw(struct ozram *oz, struct bio_vec *bvec, u32 index,
 			     start);
 
 	if (unlikely(ret))
-		atomic64_inc(is_write ? &oz->stats.failed_writes :
-				 &oz->stats.failed_reads);
+		ozram_stat_inc(oz, is_write ? OZRAM_STAT_FAILED_WRITES :
+			       OZRAM_STAT_FAILED_READS);
 	return ret;
 }
 
@@ -158,7 +157,7 @@ static void ozram_submit_bio(struct bio *bio)
 
 	if (!ozram_valid_io(oz, bio->bi_iter.bi_sector,
 			    bio->bi_iter.bi_size)) {
-		atomic64_inc(&oz->stats.invalid_io);
+		ozram_stat_inc(oz, OZRAM_STAT_INVALID_IO);
 		bio_io_error(bio);
 		return;
 	}
@@ -189,10 +188,10 @@ static void ozram_slot_free_notify(struct block_device *bdev,
 {
 	struct ozram *oz = bdev->bd_disk->private_data;
 
-	atomic64_inc(&oz->stats.notify_free);
+	ozram_stat_inc(oz, OZRAM_STAT_NOTIFY_FREE);
 	/* Called under the swap lock: never spin on a busy slot. */
 	if (!ozram_try_discard_page(oz, index))
-		atomic64_inc(&oz->stats.miss_free);
+		ozram_stat_inc(oz, OZRAM_STAT_MISS_FREE);
 }
 
 /*
@@ -213,7 +212,7 @@ static int ozram_rw_page(struct block_device *bdev, sector_t sector,
 	if (PageTransHuge(page))
 		return -EOPNOTSUPP;
 	if (!ozram_valid_io(oz, sector, PAGE_SIZE)) {
-		atomic64_inc(&oz->stats.invalid_io);
+		ozram_stat_inc(oz, OZRAM_STAT_INVALID_IO);
 		return -EINVAL;
 	}
 

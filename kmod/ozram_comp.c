@@ -244,3 +244,17 @@ int ozram_comp_decompress(struct ozram_comp_stream *strm, const void *src,
 	ret = crypto_comp_decompress(strm->tfm, src, src_len, dst, &len);
 	return !ret && len == PAGE_SIZE ? 0 : -EIO;
 }
+
+int ozram_comp_decode(struct ozram_comp *comp, const void *src,
+		      unsigned int src_len, void *dst)
+{
+	struct ozram_comp_stream *strm;
+	int ret;
+
+	if (!comp)
+		return -EIO;
+	strm = ozram_comp_stream_get(comp);
+	ret = ozram_comp_decompress(strm, src, src_len, dst);
+	ozram_comp_stream_put(comp);
+	return ret;
+}

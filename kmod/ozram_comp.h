@@ -82,4 +82,11 @@ int ozram_comp_compress_copy(struct ozram_comp *comp, struct page *page,
 int ozram_comp_decompress(struct ozram_comp_stream *strm, const void *src,
 			  unsigned int src_len, void *dst);
 
+/*
+ * The same on a stream of @comp taken for the call; -EIO without an
+ * algorithm (@comp NULL).
+ */
+int ozram_comp_decode(struct ozram_comp *comp, const void *src,
+		      unsigned int src_len, void *dst);
+
 #endif /* OZRAM_COMP_H */

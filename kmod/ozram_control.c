@@ -12,7 +12,7 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
-#include "ozram_drv.h"
+#include "ozram_devices.h"
 
 /*
  * Reading hot_add creates a device and returns its id, as zram's does;

@@ -7,7 +7,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "ozram_drv.h"
+#include "ozram_devices.h"
 #include "ozram_io.h"
 
 static struct dentry *ozram_debugfs_root;

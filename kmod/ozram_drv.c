@@ -22,7 +22,7 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_comp.h"
-#include "ozram_drv.h"
+#include "ozram_devices.h"
 #include "ozram_io.h"
 #include "ozram_latency.h"
 #include "ozram_ring_api.h"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ozram: compressed RAM block device whose page compression can be
- * offloaded to a userspace agent.  See Documentation/kmod.md.
+ * offloaded to a userspace agent.  This header is the device itself, its
+ * state and its numbers, for every layer of the module; what manages the
+ * devices is declared in ozram_devices.h.  See Documentation/kmod.md.
  */
 #ifndef OZRAM_DRV_H
 #define OZRAM_DRV_H
@@ -105,6 +107,51 @@ static inline bool ozram_init_done(struct ozram *oz)
 	return oz->disksize != 0;
 }
 
+/* A number of the device (enum ozram_stat), counted where it happens. */
+static inline void ozram_stat_add(struct ozram *oz, enum ozram_stat stat,
+				  s64 n)
+{
+	atomic64_add(n, &oz->stats.v[stat]);
+}
+
+static inline void ozram_stat_sub(struct ozram *oz, enum ozram_stat stat,
+				  s64 n)
+{
+	atomic64_sub(n, &oz->stats.v[stat]);
+}
+
+static inline void ozram_stat_inc(struct ozram *oz, enum ozram_stat stat)
+{
+	atomic64_inc(&oz->stats.v[stat]);
+}
+
+static inline void ozram_stat_dec(struct ozram *oz, enum ozram_stat stat)
+{
+	atomic64_dec(&oz->stats.v[stat]);
+}
+
+static inline void ozram_stat_set(struct ozram *oz, enum ozram_stat stat,
+				  u64 value)
+{
+	atomic64_set(&oz->stats.v[stat], value);
+}
+
+static inline u64 ozram_stat_read(struct ozram *oz, enum ozram_stat stat)
+{
+	return atomic64_read(&oz->stats.v[stat]);
+}
+
+/* Raises @stat to @value if that is higher: a high-water mark. */
+static inline void ozram_stat_raise(struct ozram *oz, enum ozram_stat stat,
+				    u64 value)
+{
+	s64 cur = atomic64_read(&oz->stats.v[stat]);
+
+	while ((u64)cur < value &&
+	       !atomic64_try_cmpxchg(&oz->stats.v[stat], &cur, value))
+		;
+}
+
 /*
  * compat=1: disks are zramN and the control class zram-control, so that
  * zramctl and zram-generator work unchanged.  ozram_name is "zram" or
@@ -118,53 +165,5 @@ extern const char *ozram_name;
  * class size, found at module load.
  */
 extern size_t ozram_huge_class_size;
-
-/* The block device entry points (ozram_blkdev.c). */
-extern const struct block_device_operations ozram_devops;
-
-/* Device registry, shared by sysfs and netlink. */
-void ozram_devices_lock(void);
-void ozram_devices_unlock(void);
-struct ozram *ozram_find_device(int id);
-struct ozram *ozram_next_device(int *id);
-int ozram_add(void);
-int ozram_remove(struct ozram *oz);
-void ozram_forget_device(int id);
-
-/* Device state changes used by sysfs and netlink. */
-int ozram_init_device(struct ozram *oz, u64 disksize);
-void ozram_reset_device(struct ozram *oz);
-int ozram_compact(struct ozram *oz);
-
-/*
- * Writeback (ozram_io_wb.c).  ozram_wb_set_backing() opens @path as the
- * backing device of an uninitialised device; ozram_wb_release() closes it
- * (init_lock held for writing, every slot freed).  ozram_writeback() runs
- * one pass; the writeback sysfs file's text is parsed by
- * ozram_wb_parse().
- */
-int ozram_wb_set_backing(struct ozram *oz, const char *path);
-void ozram_wb_release(struct ozram *oz);
-ssize_t ozram_wb_show_backing(struct ozram *oz, char *buf);
-int ozram_writeback(struct ozram *oz, const char *buf);
-
-/* sysfs (ozram_sysfs.c) */
-extern const struct attribute_group *ozram_disk_groups[];
-/* Whether a sysfs write holds a NUL byte: such a write is refused whole. */
-bool ozram_sysfs_has_nul(const char *buf, size_t len);
-
-/* The control class (ozram_control.c) */
-int ozram_control_register(void);
-void ozram_control_unregister(void);
-
-/* debugfs (ozram_debugfs.c) */
-void ozram_debugfs_init(void);
-void ozram_debugfs_exit(void);
-void ozram_debugfs_add(struct ozram *oz);
-void ozram_debugfs_remove(struct ozram *oz);
-
-/* netlink */
-int ozram_genl_register(void);
-void ozram_genl_unregister(void);
 
 #endif /* OZRAM_DRV_H */

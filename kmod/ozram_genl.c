@@ -11,8 +11,9 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
-#include "ozram_drv.h"
+#include "ozram_devices.h"
 #include "ozram_latency.h"
+#include "ozram_snapshot.h"
 #include <ozram_genl.h>
 
 static struct genl_family ozram_genl_family;
@@ -27,19 +28,20 @@ static int put_u64(struct sk_buff *skb, int attr, u64 value)
 	return nla_put_u64_64bit(skb, attr, value, OZRAM_ATTR_PAD);
 }
 
-/* The ring's numbers, one attribute each, in the order of their list. */
-static int ozram_genl_put_ring(struct sk_buff *skb, const u64 *ring)
+/*
+ * @n numbers, attributes @first to @first + @n - 1 of a nest @attr, in the
+ * order of their list.
+ */
+static int ozram_genl_put_list(struct sk_buff *skb, int attr, int first,
+			       int pad, const u64 *values, int n)
 {
-	struct nlattr *nest = nla_nest_start(skb, OZRAM_ATTR_RING);
+	struct nlattr *nest = nla_nest_start(skb, attr);
 	int i;
 
-	BUILD_BUG_ON(OZRAM_RING_ATTR_MAX - OZRAM_RING_ATTR_SUBMITTED + 1 !=
-		     OZRAM_RING_NR_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = 0; i < OZRAM_RING_NR_STATS; i++) {
-		if (nla_put_u64_64bit(skb, OZRAM_RING_ATTR_SUBMITTED + i,
-				      ring[i], OZRAM_RING_ATTR_PAD)) {
+	for (i = 0; i < n; i++) {
+		if (nla_put_u64_64bit(skb, first + i, values[i], pad)) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
 		}
@@ -51,38 +53,23 @@ static int ozram_genl_put_ring(struct sk_buff *skb, const u64 *ring)
 static int ozram_genl_put_stats(struct sk_buff *skb,
 				const struct ozram_snapshot *s)
 {
-	if (put_u64(skb, OZRAM_ATTR_ORIG_DATA_SIZE, s->orig_data_size) ||
-	    put_u64(skb, OZRAM_ATTR_COMPR_DATA_SIZE, s->compr_data_size) ||
-	    put_u64(skb, OZRAM_ATTR_MEM_USED_TOTAL, s->mem_used_total) ||
-	    put_u64(skb, OZRAM_ATTR_MEM_LIMIT, s->mem_limit) ||
-	    put_u64(skb, OZRAM_ATTR_MEM_USED_MAX, s->mem_used_max) ||
-	    put_u64(skb, OZRAM_ATTR_SAME_PAGES, s->same_pages) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_COMPACTED, s->pages_compacted) ||
-	    put_u64(skb, OZRAM_ATTR_HUGE_PAGES, s->huge_pages) ||
-	    put_u64(skb, OZRAM_ATTR_HUGE_PAGES_SINCE, s->huge_pages_since) ||
-	    put_u64(skb, OZRAM_ATTR_FAILED_READS, s->failed_reads) ||
-	    put_u64(skb, OZRAM_ATTR_FAILED_WRITES, s->failed_writes) ||
-	    put_u64(skb, OZRAM_ATTR_INVALID_IO, s->invalid_io) ||
-	    put_u64(skb, OZRAM_ATTR_NOTIFY_FREE, s->notify_free) ||
-	    put_u64(skb, OZRAM_ATTR_WRITESTALL, s->writestall) ||
-	    put_u64(skb, OZRAM_ATTR_MISS_FREE, s->miss_free) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_KERNEL_LZ4,
-		    s->source_pages[OZRAM_SRC_KERNEL]) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_CPU,
-		    s->source_pages[OZRAM_SRC_AGENT_CPU]) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_AGENT_GPU,
-		    s->source_pages[OZRAM_SRC_AGENT_GPU]) ||
-	    nla_put_u8(skb, OZRAM_ATTR_AGENT_STATE,
-		       s->agent_attached ? OZRAM_AGENT_ATTACHED :
-					   OZRAM_AGENT_DETACHED) ||
-	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->agent_pid) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_STAGED, s->staged_pages) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_RECOMPRESSED, s->recompressed_pages) ||
-	    put_u64(skb, OZRAM_ATTR_RECOMPRESS_SAVED, s->recompress_saved) ||
-	    put_u64(skb, OZRAM_ATTR_PAGES_PARKED, s->parked_pages) ||
-	    put_u64(skb, OZRAM_ATTR_PARKED_TOTAL, s->parked_total))
+	BUILD_BUG_ON(OZRAM_STAT_ATTR_MAX - OZRAM_STAT_ATTR_ORIG_DATA + 1 !=
+		     OZRAM_NR_STATS);
+	BUILD_BUG_ON(OZRAM_RING_ATTR_MAX - OZRAM_RING_ATTR_SUBMITTED + 1 !=
+		     OZRAM_RING_NR_STATS);
+	if (nla_put_u8(skb, OZRAM_ATTR_AGENT_STATE,
+		       s->ring.agent_attached ? OZRAM_AGENT_ATTACHED :
+						OZRAM_AGENT_DETACHED) ||
+	    nla_put_u32(skb, OZRAM_ATTR_AGENT_PID, s->ring.agent_pid))
 		return -EMSGSIZE;
-	return ozram_genl_put_ring(skb, s->ring);
+	return ozram_genl_put_list(skb, OZRAM_ATTR_STATS,
+				   OZRAM_STAT_ATTR_ORIG_DATA,
+				   OZRAM_STAT_ATTR_PAD, s->stats,
+				   OZRAM_NR_STATS) ?:
+	       ozram_genl_put_list(skb, OZRAM_ATTR_RING,
+				   OZRAM_RING_ATTR_SUBMITTED,
+				   OZRAM_RING_ATTR_PAD, s->ring.stats,
+				   OZRAM_RING_NR_STATS);
 }
 
 /* Histograms of every operation, summed over the devices given. */
@@ -281,7 +268,7 @@ static int ozram_genl_for_devices(struct genl_info *info,
 
 static int ozram_genl_reset_one(struct ozram *oz)
 {
-	ozram_stats_reset_events(oz);
+	ozram_stats_reset(oz);
 	return 0;
 }
 

@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path: the pages of a device.  With ozram_io_recomp.c,
- * ozram_io_idle.c, ozram_io_park.c, ozram_io_wb.c and ozram_io_wb_packed.c
- * it is the only code that writes a device's slot table.
- *
- * A slot holds nothing (reads as zeroes), a repeated word, a page staged
- * for the agent, a block of the backing device (ozram_io_wb.c), or a
- * zsmalloc object that is either compressed data or the raw page: stored
- * raw because compression does not save enough, or parked until the agent
- * takes it (ozram_io_park.c).
+ * ozram data path: the pages of a device, read and written.  One of the
+ * slot table's writers (ozram_slot.h says which); what a slot holds is in
+ * ozram_io_slot.c.
  *
  * Writes go through three steps (Documentation/kmod.md, "The write path"):
  * ozram_write_page() catches same-filled pages, ozram_store_page() chooses
- * how to compress, and ozram_commit_compressed() allocates, accounts and
- * installs the result whoever produced it.
+ * how to compress, and ozram_store_object() allocates, accounts and
+ * installs the result whoever produced it.  A page staged for the agent is
+ * the ring's to carry; its outcome comes back to the ops below.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
@@ -23,7 +18,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/zsmalloc.h>
+#include <linux/vmalloc.h>
 
 #include "ozram_comp.h"
 #include "ozram_drv.h"
@@ -31,113 +26,9 @@
 #include "ozram_io_internal.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"
-
-/* Drops whatever the slot holds; the slot lock must be held. */
-void ozram_free_slot(struct ozram *oz, u32 index)
-{
-	struct ozram_stats *st = &oz->stats;
-	struct ozram_slot *slot = &oz->table[index];
-
-	ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
-	/* A recompression of the old content must not land on the new. */
-	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
-	/* A writeback of the old content must not land on the new. */
-	ozram_clear_flag(oz, index, OZRAM_SLOT_UNDER_WB);
-
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_WB)) {
-		ozram_clear_flag(oz, index, OZRAM_SLOT_WB);
-		if (ozram_test_flag(oz, index, OZRAM_SLOT_WB_PACKED)) {
-			ozram_clear_flag(oz, index, OZRAM_SLOT_WB_PACKED);
-			ozram_set_priority(oz, index, OZRAM_PRIMARY_COMP);
-			ozram_wb_put_object(oz, slot->element,
-					    ozram_get_obj_size(oz, index));
-		} else {
-			ozram_wb_free_block(oz, slot->element);
-		}
-		goto out;
-	}
-
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
-		ozram_clear_flag(oz, index, OZRAM_SLOT_STAGED);
-		ozram_ring_release(slot->handle);
-		atomic64_dec(&st->staged_pages);
-		goto out;
-	}
-
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_SAME)) {
-		ozram_clear_flag(oz, index, OZRAM_SLOT_SAME);
-		atomic64_dec(&st->same_pages);
-		goto out;
-	}
-
-	if (!slot->handle)
-		return;
-
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_PARKED)) {
-		ozram_clear_flag(oz, index, OZRAM_SLOT_PARKED);
-		ozram_park_forget(oz);
-		goto free_object;
-	}
-
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_HUGE)) {
-		ozram_clear_flag(oz, index, OZRAM_SLOT_HUGE);
-		atomic64_dec(&st->huge_pages);
-	} else {
-		atomic64_dec(&st->source_pages[ozram_slot_source(oz, index)]);
-	}
-	if (ozram_get_priority(oz, index) != OZRAM_PRIMARY_COMP)
-		atomic64_dec(&st->recompressed_pages);
-	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_CPU);
-	ozram_clear_flag(oz, index, OZRAM_SLOT_SRC_AGENT_GPU);
-	ozram_clear_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
-	ozram_set_priority(oz, index, OZRAM_PRIMARY_COMP);
-free_object:
-	zs_free(oz->mem_pool, slot->handle);
-	atomic64_sub(ozram_get_obj_size(oz, index), &st->compr_data_size);
-out:
-	atomic64_dec(&st->pages_stored);
-	slot->handle = 0;
-	ozram_set_obj_size(oz, index, 0);
-	WARN_ON_ONCE(slot->flags & ~BIT(OZRAM_SLOT_LOCK));
-}
+#include "ozram_trace.h"
 
 /* ---- read path ------------------------------------------------------- */
-
-/* Slot lock held: the object of slot @index, stored raw or compressed. */
-int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
-{
-	unsigned long handle = oz->table[index].handle;
-	unsigned int size = ozram_get_obj_size(oz, index);
-	struct ozram_comp_stream *strm = NULL;
-	struct ozram_comp *comp = NULL;
-	void *src, *dst;
-	int ret = 0;
-
-	/*
-	 * The stream before the mapping, as zram orders them: a write holds a
-	 * stream while zs_malloc() takes the pool's lock, and a mapping holds
-	 * locks taken under that pool lock, so decoding inside the mapping
-	 * would close a cycle (lockdep reports it; where these locks sleep it
-	 * can deadlock).
-	 */
-	if (size != PAGE_SIZE) {
-		comp = oz->comps[ozram_get_priority(oz, index)];
-		if (!comp)
-			return -EIO;
-		strm = ozram_comp_stream_get(comp);
-	}
-	src = zs_map_object(oz->mem_pool, handle, ZS_MM_RO);
-	dst = kmap_local_page(page);
-	if (strm)
-		ret = ozram_comp_decompress(strm, src, size, dst);
-	else
-		memcpy(dst, src, PAGE_SIZE);
-	kunmap_local(dst);
-	zs_unmap_object(oz->mem_pool, handle);
-	if (strm)
-		ozram_comp_stream_put(comp);
-	return ret;
-}
 
 int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
 		    struct bio *parent)
@@ -200,122 +91,69 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
 
 /*
  * Whether a result may replace slot @index: always for a direct write; for
- * a staged page only while the slot still holds that staging (@ref).  The
- * slot lock must be held.
+ * a staged page only while the slot still holds that staging (@arg, the
+ * struct ozram_stage_ref).  An ozram_store_check_t: slot lock held.
  */
-static bool ozram_commit_allowed(struct ozram *oz, u32 index,
-				 const struct ozram_stage_ref *ref)
+static int ozram_store_allowed(struct ozram *oz, u32 index, const void *arg)
 {
-	if (!ref)
-		return true;
-	return ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) &&
-	       oz->table[index].handle == ref->ring_slot &&
-	       ozram_ring_stage_current(ref);
+	const struct ozram_stage_ref *ref = arg;
+
+	if (!ref || (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) &&
+		     oz->table[index].handle == ref->ring_slot &&
+		     ozram_ring_stage_current(ref)))
+		return 0;
+	return -ESTALE;
 }
 
 static int ozram_store_same(struct ozram *oz, u32 index,
 			    unsigned long element,
 			    const struct ozram_stage_ref *ref)
 {
-	ozram_slot_lock(oz, index);
-	if (!ozram_commit_allowed(oz, index, ref)) {
-		ozram_slot_unlock(oz, index);
-		return -ESTALE;
-	}
-	ozram_free_slot(oz, index);
-	ozram_set_flag(oz, index, OZRAM_SLOT_SAME);
-	oz->table[index].element = element;
-	ozram_slot_unlock(oz, index);
+	int ret;
 
-	atomic64_inc(&oz->stats.same_pages);
-	atomic64_inc(&oz->stats.pages_stored);
-	return 0;
+	ozram_slot_lock(oz, index);
+	ret = ozram_store_allowed(oz, index, ref);
+	if (!ret) {
+		ozram_free_slot(oz, index);
+		ozram_set_flag(oz, index, OZRAM_SLOT_SAME);
+		oz->table[index].element = element;
+		ozram_stat_inc(oz, OZRAM_STAT_SAME_PAGES);
+		ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
+	}
+	ozram_slot_unlock(oz, index);
+	return ret;
 }
 
-/**
- * ozram_commit_compressed() - store a compressed page in slot @index
- * @oz: the device
- * @index: the slot
- * @buf: LZ4 data, or the raw page when @len is PAGE_SIZE
- * @len: bytes in @buf, 1..PAGE_SIZE
- * @prio: the priority of the device algorithm that produced @buf
- * @source: the path that produced @buf, for backend_stat
- * @gfp: OZRAM_GFP_NOWAIT from atomic context, OZRAM_GFP_WAIT otherwise
- * @ref: for a page compressed from a staging slot, that staging: the
- *       result is dropped if the slot has been overwritten since; or NULL
- *
- * This is the one place that allocates storage, enforces mem_limit and
- * accounts a page, whichever path compressed it.
- *
- * Return: 0, -EAGAIN when a non-sleeping allocation failed (the caller may
- * retry where it can sleep), -ENOMEM when out of memory or over mem_limit,
- * -EINVAL on a bad length, -ESTALE when @ref is no longer current.
+/*
+ * Stores @len bytes that @source compressed with the device's algorithm,
+ * or the raw page when @len is PAGE_SIZE, in slot @index: for a direct
+ * write (@ref NULL), or for the staging @ref.  Return: as
+ * ozram_store_object(), -ESTALE when @ref is no longer current.
  */
-static int ozram_commit_compressed(struct ozram *oz, u32 index,
-				   const void *buf, unsigned int len, u32 prio,
-				   enum ozram_source source, gfp_t gfp,
-				   const struct ozram_stage_ref *ref)
+static int ozram_store_compressed(struct ozram *oz, u32 index,
+				  const void *buf, unsigned int len,
+				  enum ozram_source source, gfp_t gfp,
+				  const struct ozram_stage_ref *ref)
 {
-	unsigned long handle, pages;
-	void *dst;
+	const struct ozram_obj obj = {
+		.buf = buf,
+		.len = len,
+		.prio = OZRAM_PRIMARY_COMP,
+		.source = source,
+	};
 
-	might_sleep_if(gfpflags_allow_blocking(gfp));
-	if (!len || len > PAGE_SIZE)
-		return -EINVAL;
-
-	handle = zs_malloc(oz->mem_pool, len, gfp);
-	if (IS_ERR_VALUE(handle))
-		return (gfp & __GFP_DIRECT_RECLAIM) ? -ENOMEM : -EAGAIN;
-
-	pages = zs_get_total_pages(oz->mem_pool);
-	ozram_stats_update_used_max(&oz->stats, pages);
-	if (oz->limit_pages && pages > oz->limit_pages) {
-		zs_free(oz->mem_pool, handle);
-		return -ENOMEM;
-	}
-
-	dst = zs_map_object(oz->mem_pool, handle, ZS_MM_WO);
-	memcpy(dst, buf, len);
-	zs_unmap_object(oz->mem_pool, handle);
-
-	ozram_slot_lock(oz, index);
-	if (!ozram_commit_allowed(oz, index, ref)) {
-		ozram_slot_unlock(oz, index);
-		zs_free(oz->mem_pool, handle);
-		return -ESTALE;
-	}
-	ozram_install_object(oz, index, handle, len, prio, source);
-	ozram_slot_unlock(oz, index);
-	return 0;
+	return ozram_store_object(oz, index, &obj, gfp, ozram_store_allowed,
+				  ref);
 }
 
-void ozram_install_object(struct ozram *oz, u32 index, unsigned long handle,
-			  unsigned int len, u32 prio, enum ozram_source source)
-{
-	ozram_free_slot(oz, index);
-	oz->table[index].handle = handle;
-	ozram_set_obj_size(oz, index, len);
-	if (len == PAGE_SIZE) {
-		ozram_set_flag(oz, index, OZRAM_SLOT_HUGE);
-		atomic64_inc(&oz->stats.huge_pages);
-		atomic64_inc(&oz->stats.huge_pages_since);
-	} else {
-		ozram_set_priority(oz, index, prio);
-		ozram_set_slot_source(oz, index, source);
-		atomic64_inc(&oz->stats.source_pages[source]);
-	}
-	atomic64_add(len, &oz->stats.compr_data_size);
-	atomic64_inc(&oz->stats.pages_stored);
-}
-
-static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
-			    gfp_t gfp, const struct ozram_stage_ref *ref)
+static int ozram_store_raw(struct ozram *oz, u32 index, struct page *page,
+			   gfp_t gfp, const struct ozram_stage_ref *ref)
 {
 	void *src = kmap_local_page(page);
 	int ret;
 
-	ret = ozram_commit_compressed(oz, index, src, PAGE_SIZE,
-				      OZRAM_PRIMARY_COMP, OZRAM_SRC_KERNEL, gfp, ref);
+	ret = ozram_store_compressed(oz, index, src, PAGE_SIZE,
+				     OZRAM_SRC_KERNEL, gfp, ref);
 	kunmap_local(src);
 	return ret;
 }
@@ -323,7 +161,7 @@ static int ozram_commit_raw(struct ozram *oz, u32 index, struct page *page,
 /*
  * The slow path of inline compression: the per-CPU stream cannot be held
  * across a sleeping allocation, so compress again into a private copy and
- * commit that with an allocation that may reclaim.
+ * store that with an allocation that may reclaim.
  */
 static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 				      u32 index,
@@ -334,23 +172,21 @@ static int ozram_compress_inline_slow(struct ozram *oz, struct page *page,
 	void *copy;
 	int ret;
 
-	atomic64_inc(&oz->stats.writestall);
+	ozram_stat_inc(oz, OZRAM_STAT_WRITESTALL);
 	copy = kmalloc(PAGE_SIZE, GFP_NOIO);
 	if (!copy)
 		return -ENOMEM;
 
 	ret = ozram_comp_compress_copy(comp, page, copy, ozram_huge_class_size,
 				       &len);
-
 	if (!ret) {
 		if (len < ozram_huge_class_size)
-			ret = ozram_commit_compressed(oz, index, copy, len,
-						      OZRAM_PRIMARY_COMP,
-						      OZRAM_SRC_KERNEL,
-						      OZRAM_GFP_WAIT, ref);
+			ret = ozram_store_compressed(oz, index, copy, len,
+						     OZRAM_SRC_KERNEL,
+						     OZRAM_GFP_WAIT, ref);
 		else
-			ret = ozram_commit_raw(oz, index, page, OZRAM_GFP_WAIT,
-					       ref);
+			ret = ozram_store_raw(oz, index, page, OZRAM_GFP_WAIT,
+					      ref);
 	}
 	kfree(copy);
 	return ret;
@@ -381,46 +217,108 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 
 	if (len >= ozram_huge_class_size) {
 		ozram_comp_stream_put(comp);
-		return ozram_commit_raw(oz, index, page, may_reclaim ?
-					OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT, ref);
+		return ozram_store_raw(oz, index, page, may_reclaim ?
+				       OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT, ref);
 	}
 
-	ret = ozram_commit_compressed(oz, index, strm->buffer, len,
-				      OZRAM_PRIMARY_COMP, OZRAM_SRC_KERNEL, OZRAM_GFP_NOWAIT,
-				      ref);
+	ret = ozram_store_compressed(oz, index, strm->buffer, len,
+				     OZRAM_SRC_KERNEL, OZRAM_GFP_NOWAIT, ref);
 	ozram_comp_stream_put(comp);
 	if (ret == -EAGAIN && may_reclaim)
 		ret = ozram_compress_inline_slow(oz, page, index, ref);
 	return ret;
 }
 
-/*
- * Hands @page to the agent through the ring.  The slot is marked staged
- * under the lock it was staged under, so that a result for the staging,
- * which commits under the same lock, finds the slot naming it.
- */
-static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
-{
-	struct ozram_stage_ref ref;
-	int ret;
+/* ---- the staging of a written page ------------------------------------ */
 
-	ozram_slot_lock(oz, index);
-	ret = ozram_ring_stage(oz, index, page,
-			       oz->ring_algs[OZRAM_PRIMARY_COMP], &ref);
-	if (!ret)
-		ozram_set_staged(oz, index, ref.ring_slot);
-	ozram_slot_unlock(oz, index);
-	return ret;
+/*
+ * The outcome of a written page's staging, from the offload ring: each
+ * replaces the device slot only while it still holds that staging
+ * (-ESTALE otherwise), which gives the ring slot back.
+ */
+static gfp_t ozram_ring_gfp(bool may_reclaim)
+{
+	return may_reclaim ? OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT;
 }
 
-void ozram_set_staged(struct ozram *oz, u32 index, u32 ring_slot)
+static int ozram_staged_stored(const struct ozram_ring_req *req,
+			       const void *buf, unsigned int len,
+			       enum ozram_source source, bool may_reclaim)
 {
+	return ozram_store_compressed(req->oz, req->index, buf, len, source,
+				      ozram_ring_gfp(may_reclaim), &req->ref);
+}
+
+static int ozram_staged_raw(const struct ozram_ring_req *req,
+			    const void *page, bool may_reclaim)
+{
+	return ozram_store_compressed(req->oz, req->index, page, PAGE_SIZE,
+				      OZRAM_SRC_KERNEL,
+				      ozram_ring_gfp(may_reclaim), &req->ref);
+}
+
+static int ozram_staged_same(const struct ozram_ring_req *req,
+			     unsigned long fill)
+{
+	return ozram_store_same(req->oz, req->index, fill, &req->ref);
+}
+
+/* The kernel compresses the staged copy, the ring's vmalloc memory. */
+static int ozram_staged_failed(const struct ozram_ring_req *req,
+			       const void *page, bool may_reclaim)
+{
+	return ozram_compress_inline(req->oz, vmalloc_to_page(page),
+				     req->index, may_reclaim, &req->ref);
+}
+
+static const struct ozram_ring_ops ozram_staged_ops = {
+	.stored = ozram_staged_stored,
+	.raw = ozram_staged_raw,
+	.same_filled = ozram_staged_same,
+	.failed = ozram_staged_failed,
+};
+
+/*
+ * The slot is marked staged under the lock it was staged under, so that a
+ * result for the staging, which is stored under the same lock, finds the
+ * slot naming it.
+ */
+int ozram_stage_locked(struct ozram *oz, u32 index, struct page *page)
+{
+	struct ozram_ring_req req = {
+		.ops = &ozram_staged_ops,
+		.oz = oz,
+		.index = index,
+		.comp = oz->comps[OZRAM_PRIMARY_COMP],
+		.algorithm = oz->ring_algs[OZRAM_PRIMARY_COMP],
+		.admission = true,
+	};
+	int ret;
+
+	ret = ozram_ring_stage(&req, page);
+	if (ret)
+		return ret;
 	/* The old content may be staged itself, in another ring slot. */
 	ozram_free_slot(oz, index);
 	ozram_set_flag(oz, index, OZRAM_SLOT_STAGED);
-	oz->table[index].handle = ring_slot;
-	atomic64_inc(&oz->stats.pages_stored);
-	atomic64_inc(&oz->stats.staged_pages);
+	oz->table[index].handle = req.ref.ring_slot;
+	ozram_stat_inc(oz, OZRAM_STAT_STAGED_PAGES);
+	ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
+	trace_ozram_stage(oz->id, index, req.ref.ring_slot, req.ref.generation,
+			  false);
+	return 0;
+}
+
+static int ozram_stage_page(struct ozram *oz, struct page *page, u32 index)
+{
+	int ret;
+
+	ozram_slot_lock(oz, index);
+	ret = ozram_stage_locked(oz, index, page);
+	ozram_slot_unlock(oz, index);
+	if (ret)
+		trace_ozram_fallback(oz->id, index, ret);
+	return ret;
 }
 
 /*
@@ -481,47 +379,6 @@ int ozram_write_page(struct ozram *oz, struct page *page, u32 index)
 	if (same)
 		return ozram_store_same(oz, index, element, NULL);
 	return ozram_store_page(oz, page, index);
-}
-
-/* ---- results for staged pages, from the offload ring ----------------- */
-
-int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
-			      bool may_reclaim,
-			      const struct ozram_stage_ref *ref)
-{
-	return ozram_compress_inline(oz, page, index, may_reclaim, ref);
-}
-
-int ozram_store_staged_compressed(struct ozram *oz, u32 index,
-				  const void *buf, unsigned int len, u32 prio,
-				  enum ozram_source source, bool may_reclaim,
-				  const struct ozram_stage_ref *ref)
-{
-	return ozram_commit_compressed(oz, index, buf, len, prio, source,
-				       may_reclaim ? OZRAM_GFP_WAIT :
-				       OZRAM_GFP_NOWAIT, ref);
-}
-
-int ozram_store_staged_same(struct ozram *oz, u32 index,
-			    unsigned long element,
-			    const struct ozram_stage_ref *ref)
-{
-	return ozram_store_same(oz, index, element, ref);
-}
-
-int ozram_decode(struct ozram *oz, u32 prio, const void *src,
-		 unsigned int len, void *dst)
-{
-	struct ozram_comp *comp = oz->comps[prio];
-	struct ozram_comp_stream *strm;
-	int ret;
-
-	if (!comp)
-		return -EIO;
-	strm = ozram_comp_stream_get(comp);
-	ret = ozram_comp_decompress(strm, src, len, dst);
-	ozram_comp_stream_put(comp);
-	return ret;
 }
 
 /* ---- freeing slots ------------------------------------------------------ */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ozram data path: the only code that writes a device's slot table
- * (ozram_io.c, ozram_io_recomp.c, ozram_io_idle.c).  The block device
- * entry points, the device code and the offload ring reach the slots
- * through these functions alone.
+ * ozram data path: the pages of a device, and the only way to its slot
+ * table (ozram_slot.h).  The block device entry points, the device code,
+ * recompression and writeback's sysfs files reach the slots through these
+ * functions alone.  The data path sits above the offload ring.
  */
 #ifndef OZRAM_IO_H
 #define OZRAM_IO_H
@@ -16,8 +16,6 @@
 struct bio;
 struct page;
 struct seq_file;
-struct ozram_recomp_params;
-struct ozram_stage_ref;
 
 /*
  * Decodes slot @index into the whole of @page.  A page on the backing
@@ -58,9 +56,14 @@ enum ozram_recomp_miss {
 	OZRAM_RECOMP_MISS_MARK,		/* no longer idle, marked incompressible */
 };
 
+/* Which pages recompression may pick. */
+#define OZRAM_RECOMP_IDLE	BIT(0)	/* only idle pages */
+#define OZRAM_RECOMP_HUGE	BIT(1)	/* only pages stored raw */
+
 /*
  * Recompression, driven by ozram_recomp.c.  ozram_recomp_pick() picks slot
- * @index for the algorithm of priority @prio if it is a candidate: it
+ * @index for the algorithm of priority @prio if it is a candidate of the
+ * kind @mode asks for (OZRAM_RECOMP_*), of at least @threshold bytes: it
  * decodes the object into @page, marks the slot as being recompressed and
  * returns the object's size (0: no candidate; -EIO: it does not decode).
  * ozram_recomp_store() then stores @len bytes at @buf (compressed with
@@ -68,19 +71,25 @@ enum ozram_recomp_miss {
  * holds what was picked, they are below @threshold (0: any) and they save
  * memory; a page that does not shrink is dealt with as @miss says (@len
  * PAGE_SIZE or more says that it did not compress: @buf is then NULL, or
- * at least never read); a slot
- * stored is no longer idle.  Return: 1 stored, 0 kept, -ESTALE changed
- * meanwhile, -ENOMEM no memory (still idle).  ozram_recomp_abandon()
- * gives a picked slot up, idle as it was, so that the pass can pick it
- * again for the kernel to do.
+ * at least never read); a slot stored is no longer idle.  Return: 0 when
+ * the slot has its outcome (stored, or kept as @miss says), -ESTALE when
+ * it changed meanwhile, -ENOMEM without memory or over mem_limit (still
+ * idle).  ozram_recomp_abandon() gives a picked slot up, idle as it was,
+ * so that the pass can pick it again for the kernel to do.
  */
-int ozram_recomp_pick(struct ozram *oz, u32 index,
-		      const struct ozram_recomp_params *p, u32 prio,
-		      struct page *page);
+int ozram_recomp_pick(struct ozram *oz, u32 index, u32 mode, u32 threshold,
+		      u32 prio, struct page *page);
 int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		       unsigned int len, u32 prio, enum ozram_source source,
 		       u32 threshold, enum ozram_recomp_miss miss);
 void ozram_recomp_abandon(struct ozram *oz, u32 index);
+
+/*
+ * Compacts the device's pool: the room that replacements left, in holes
+ * among the objects of zspages they share, for the replacements mem_limit
+ * refused.
+ */
+void ozram_make_room(struct ozram *oz);
 
 /* Clears the idle mark of slot @index and notes the time of an access. */
 void ozram_mark_accessed(struct ozram *oz, u32 index);
@@ -114,34 +123,14 @@ int ozram_park_wq_create(void);
 void ozram_park_wq_destroy(void);
 
 /*
- * Results for a staged page, from the offload ring.  Each replaces slot
- * @index only while it still holds the staging @ref names (-ESTALE
- * otherwise), and without @may_reclaim fails with -EAGAIN, storing nothing,
- * rather than wait for reclaim.
- *
- * ozram_store_staged_inline() compresses the staged copy @page in the
- * kernel; ozram_store_staged_compressed() stores @len bytes the agent
- * produced with the algorithm of priority @prio and the ring checked (the
- * raw page when @len is PAGE_SIZE);
- * ozram_store_staged_same() stores a same-filled page.
+ * Writeback (ozram_io_wb*.c).  ozram_wb_set_backing() opens @path as the
+ * backing device of an uninitialised device; ozram_wb_release() closes it
+ * (init_lock held for writing, every slot freed).  ozram_writeback() runs
+ * one pass for the text written to the writeback sysfs file.
  */
-int ozram_store_staged_inline(struct ozram *oz, u32 index, struct page *page,
-			      bool may_reclaim,
-			      const struct ozram_stage_ref *ref);
-int ozram_store_staged_compressed(struct ozram *oz, u32 index,
-				  const void *buf, unsigned int len, u32 prio,
-				  enum ozram_source source, bool may_reclaim,
-				  const struct ozram_stage_ref *ref);
-
-/*
- * Decodes @len bytes compressed with the device's algorithm of priority
- * @prio into the page at @dst.  Return: 0, or -EIO when they do not give
- * exactly one page.
- */
-int ozram_decode(struct ozram *oz, u32 prio, const void *src,
-		 unsigned int len, void *dst);
-int ozram_store_staged_same(struct ozram *oz, u32 index,
-			    unsigned long element,
-			    const struct ozram_stage_ref *ref);
+int ozram_wb_set_backing(struct ozram *oz, const char *path);
+void ozram_wb_release(struct ozram *oz);
+ssize_t ozram_wb_show_backing(struct ozram *oz, char *buf);
+int ozram_writeback(struct ozram *oz, const char *buf);
 
 #endif /* OZRAM_IO_H */

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the data path's files, ozram_io.c, ozram_io_recomp.c,
- * ozram_io_idle.c, ozram_io_park.c, ozram_io_wb.c and ozram_io_wb_packed.c:
- * together the only code that writes a device's slot table.  Nothing else
- * includes it.
+ * Shared by the data path's files, the slot table's writers (ozram_slot.h
+ * says which).  Nothing else includes it.
  */
 #ifndef OZRAM_IO_INTERNAL_H
 #define OZRAM_IO_INTERNAL_H
@@ -14,6 +12,7 @@
 
 #include "ozram_stat.h"
 
+struct bio;
 struct ozram;
 
 /* zsmalloc flags for allocations that must not sleep. */
@@ -22,41 +21,85 @@ struct ozram;
 /* zsmalloc flags for allocations that may reclaim. */
 #define OZRAM_GFP_WAIT (GFP_NOIO | __GFP_HIGHMEM | __GFP_MOVABLE)
 
-/* Drops whatever slot @index holds; slot lock held. */
-void ozram_free_slot(struct ozram *oz, u32 index);
-/*
- * Slot lock held: frees what slot @index holds and installs the zsmalloc
- * object @handle of @len bytes (the raw page when PAGE_SIZE) compressed by
- * @source with the algorithm of priority @prio, accounted.
- */
-void ozram_install_object(struct ozram *oz, u32 index, unsigned long handle,
-			  unsigned int len, u32 prio, enum ozram_source source);
-/*
- * Slot lock held: frees what slot @index holds and marks it staged in ring
- * slot @ring_slot, accounted, under the lock it was staged under.
- */
-void ozram_set_staged(struct ozram *oz, u32 index, u32 ring_slot);
+/* ---- what a slot holds (ozram_io_slot.c) ------------------------------ */
+
+/* An object for a slot, as ozram_store_object() stores it. */
+struct ozram_obj {
+	const void *buf;
+	unsigned int len;	/* 1..PAGE_SIZE; PAGE_SIZE: the raw page */
+	u32 prio;		/* the priority of the algorithm of @buf */
+	enum ozram_source source;	/* who compressed it */
+	/* A raw page held for the agent (ozram_io_park.c), not stored raw. */
+	bool parked;
+	/*
+	 * It replaces the object the slot holds, which is freed once it is
+	 * installed: a parked page compressed, a recompression result.
+	 */
+	bool replacing;
+};
 
 /*
- * Parked pages (ozram_io_park.c): a written page that the agent cannot
- * take yet, held raw until it can.  ozram_park_page() holds @page for
- * slot @index; 0, or an errno when it may not (the writer compresses it).
- * ozram_park_forget() accounts a parked slot being freed; slot lock held.
+ * Under the slot lock, before ozram_store_object() installs its object:
+ * 0 to install it; anything else leaves the slot as it is, frees the new
+ * object, and is what ozram_store_object() returns.
  */
-int ozram_park_page(struct ozram *oz, struct page *page, u32 index);
-void ozram_park_forget(struct ozram *oz);
-/* The queue of parked slots, with the slot table; 0 or -ENOMEM. */
-int ozram_park_alloc(struct ozram *oz, u64 disksize);
-void ozram_park_free(struct ozram *oz);
+typedef int (*ozram_store_check_t)(struct ozram *oz, u32 index,
+				   const void *arg);
+
+/*
+ * Stores @obj in slot @index in place of what it holds: allocates it
+ * (ozram_obj_alloc()), then, under the slot lock, asks @check (NULL: no
+ * question) and installs it (ozram_obj_install()).
+ * Return: 0, what @check answered, or ozram_obj_alloc()'s error.
+ */
+int ozram_store_object(struct ozram *oz, u32 index, const struct ozram_obj *obj,
+		       gfp_t gfp, ozram_store_check_t check, const void *arg);
+
+/* The two steps of ozram_store_object(), for a caller holding the lock. */
+int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
+		    unsigned long *handle);
+void ozram_obj_install(struct ozram *oz, u32 index, const struct ozram_obj *obj,
+		       unsigned long handle);
+
+/*
+ * Slot lock held: the accounting of the object slot @index holds, kept
+ * or dropped, for a slot whose object changes what it is but not its
+ * memory (a parked page that stays raw).
+ */
+void ozram_obj_account(struct ozram *oz, u32 index, const struct ozram_obj *obj);
+void ozram_obj_unaccount(struct ozram *oz, u32 index);
+
+/* Drops whatever slot @index holds; slot lock held. */
+void ozram_free_slot(struct ozram *oz, u32 index);
 /* Reads the stored object of slot @index into @page; slot lock held. */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page);
 
-struct bio;
+/*
+ * Slot lock held: stages @page, written to slot @index or parked there,
+ * for the agent, and marks the slot staged (ozram_io.c).  Return: as
+ * ozram_ring_stage().
+ */
+int ozram_stage_locked(struct ozram *oz, u32 index, struct page *page);
+
+/* ---- parked pages (ozram_io_park.c) ----------------------------------- */
 
 /*
- * Writeback (ozram_io_wb.c): frees block @blk of the backing device; reads
- * it into @page, with a bio chained to @parent, or waiting for the read
- * without one (0 or -errno).
+ * A written page that the agent cannot take yet, held raw until it can.
+ * ozram_park_page() holds @page for slot @index; 0, or an errno when it
+ * may not (the writer compresses it).  ozram_park_count() counts a parked
+ * page in or out; slot lock held.
+ */
+int ozram_park_page(struct ozram *oz, struct page *page, u32 index);
+void ozram_park_count(struct ozram *oz, bool parked);
+/* The queue of parked slots, with the slot table; 0 or -ENOMEM. */
+int ozram_park_alloc(struct ozram *oz, u64 disksize);
+void ozram_park_free(struct ozram *oz);
+
+/* ---- writeback: blocks, read-back (ozram_io_wb_dev.c, _read.c) -------- */
+
+/*
+ * Frees block @blk of the backing device; reads it into @page, with a bio
+ * chained to @parent, or waiting for the read without one (0 or -errno).
  */
 void ozram_wb_free_block(struct ozram *oz, unsigned long blk);
 int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,

@@ -70,12 +70,25 @@ static void ozram_park_kick(struct ozram *oz, unsigned long delay)
 	queue_delayed_work(ozram_park_wq, &oz->park_work, delay);
 }
 
+/*
+ * An ozram_store_check_t: the slot is queued for the worker under its
+ * lock, so that the worker finds it marked parked.
+ */
+static int ozram_park_queue(struct ozram *oz, u32 index, const void *arg)
+{
+	bool queued;
+
+	spin_lock(&oz->park_lock);
+	queued = kfifo_put(&oz->park_fifo, index);
+	spin_unlock(&oz->park_lock);
+	return queued ? 0 : -EBUSY;
+}
+
 int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 {
-	struct ozram_stats *st = &oz->stats;
-	unsigned long handle, pages;
-	bool queued;
-	void *src, *dst;
+	struct ozram_obj obj = { .len = PAGE_SIZE, .parked = true };
+	void *src;
+	int ret;
 
 	if (!kfifo_initialized(&oz->park_fifo) ||
 	    (current->flags & PF_MEMALLOC) || !ozram_ring_attached() ||
@@ -84,95 +97,69 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 		return -EBUSY;
 
 	/* No reclaim for a page that is only held: compress it instead. */
-	handle = zs_malloc(oz->mem_pool, PAGE_SIZE, OZRAM_GFP_NOWAIT);
-	if (IS_ERR_VALUE(handle))
-		return -ENOMEM;
-	pages = zs_get_total_pages(oz->mem_pool);
-	if (oz->limit_pages && pages > oz->limit_pages) {
-		zs_free(oz->mem_pool, handle);
-		return -ENOMEM;
-	}
-	ozram_stats_update_used_max(st, pages);
-
-	dst = zs_map_object(oz->mem_pool, handle, ZS_MM_WO);
 	src = kmap_local_page(page);
-	memcpy(dst, src, PAGE_SIZE);
+	obj.buf = src;
+	ret = ozram_store_object(oz, index, &obj, OZRAM_GFP_NOWAIT,
+				 ozram_park_queue, NULL);
 	kunmap_local(src);
-	zs_unmap_object(oz->mem_pool, handle);
-
-	/* Queued under the slot lock, so the worker finds the slot marked. */
-	ozram_slot_lock(oz, index);
-	spin_lock(&oz->park_lock);
-	queued = kfifo_put(&oz->park_fifo, index);
-	spin_unlock(&oz->park_lock);
-	if (queued) {
-		ozram_free_slot(oz, index);
-		oz->table[index].handle = handle;
-		ozram_set_obj_size(oz, index, PAGE_SIZE);
-		ozram_set_flag(oz, index, OZRAM_SLOT_PARKED);
-		/* Counted before anyone can free the slot and uncount it. */
-		atomic_long_inc(&ozram_parked_pages);
-		atomic64_inc(&st->parked_pages);
-		atomic64_inc(&st->parked_total);
-		atomic64_add(PAGE_SIZE, &st->compr_data_size);
-		atomic64_inc(&st->pages_stored);
-	}
-	ozram_slot_unlock(oz, index);
-	if (!queued) {
-		zs_free(oz->mem_pool, handle);
-		return -EBUSY;
-	}
+	if (ret)
+		return ret;
 
 	trace_ozram_park(oz->id, index);
 	ozram_park_kick(oz, 0);
 	return 0;
 }
 
-void ozram_park_forget(struct ozram *oz)
+void ozram_park_count(struct ozram *oz, bool parked)
 {
-	atomic_long_dec(&ozram_parked_pages);
-	atomic64_dec(&oz->stats.parked_pages);
+	if (parked) {
+		atomic_long_inc(&ozram_parked_pages);
+		ozram_stat_inc(oz, OZRAM_STAT_PARKED_PAGES);
+		ozram_stat_inc(oz, OZRAM_STAT_PARKED);
+	} else {
+		atomic_long_dec(&ozram_parked_pages);
+		ozram_stat_dec(oz, OZRAM_STAT_PARKED_PAGES);
+	}
 }
 
 /*
  * Compresses parked slot @index, whose raw page @page holds, in the
  * kernel: no agent takes it.  Slot lock held, as zram's recompression
  * holds it, so the slot cannot change under the result; hence the
- * allocation may not sleep.  Return: 0, or -EAGAIN to try again later.
+ * allocation may not sleep.  A page that does not compress, or whose
+ * smaller object mem_limit has no room for, stays as it is, stored raw.
+ * Return: 0, or -EAGAIN to try again later.
  */
 static int ozram_park_compress_locked(struct ozram *oz, u32 index,
 				      struct page *page)
 {
 	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
+	const struct ozram_obj raw = { .len = PAGE_SIZE };
 	struct ozram_comp_stream *strm;
+	struct ozram_obj obj = {
+		.prio = OZRAM_PRIMARY_COMP,
+		.source = OZRAM_SRC_KERNEL,
+		.replacing = true,
+	};
 	unsigned long handle;
-	unsigned int len;
-	void *dst;
 	int ret;
 
 	strm = ozram_comp_stream_get(comp);
-	ret = ozram_comp_compress(strm, page, &len);
-	if (ret || len >= ozram_huge_class_size) {
-		/* Stored raw after all: the object is the page already. */
-		ozram_comp_stream_put(comp);
-		ozram_clear_flag(oz, index, OZRAM_SLOT_PARKED);
-		ozram_park_forget(oz);
-		ozram_set_flag(oz, index, OZRAM_SLOT_HUGE);
-		atomic64_inc(&oz->stats.huge_pages);
-		atomic64_inc(&oz->stats.huge_pages_since);
-		return 0;
+	ret = ozram_comp_compress(strm, page, &obj.len);
+	if (!ret && obj.len < ozram_huge_class_size) {
+		obj.buf = strm->buffer;
+		ret = ozram_obj_alloc(oz, &obj, OZRAM_GFP_NOWAIT, &handle);
+		if (!ret)
+			ozram_obj_install(oz, index, &obj, handle);
+	} else {
+		ret = -E2BIG;
 	}
-	handle = zs_malloc(oz->mem_pool, len, OZRAM_GFP_NOWAIT);
-	if (IS_ERR_VALUE(handle)) {
-		ozram_comp_stream_put(comp);
-		return -EAGAIN;
-	}
-	dst = zs_map_object(oz->mem_pool, handle, ZS_MM_WO);
-	memcpy(dst, strm->buffer, len);
-	zs_unmap_object(oz->mem_pool, handle);
 	ozram_comp_stream_put(comp);
-	ozram_install_object(oz, index, handle, len, OZRAM_PRIMARY_COMP,
-			     OZRAM_SRC_KERNEL);
+	if (ret == -EAGAIN || !ret)
+		return ret;
+	/* Stored raw after all: the object is the page already. */
+	ozram_obj_unaccount(oz, index);
+	ozram_obj_account(oz, index, &raw);
 	return 0;
 }
 
@@ -185,7 +172,6 @@ static int ozram_park_compress_locked(struct ozram *oz, u32 index,
 static int ozram_park_flush(struct ozram *oz, u32 index, struct page *page,
 			    bool stage)
 {
-	struct ozram_stage_ref ref;
 	int ret;
 
 	ozram_slot_lock(oz, index);
@@ -197,13 +183,8 @@ static int ozram_park_flush(struct ozram *oz, u32 index, struct page *page,
 	if (ret)
 		goto out;
 	if (stage) {
-		ret = ozram_ring_stage_parked(oz, index, page,
-					      oz->ring_algs[OZRAM_PRIMARY_COMP],
-					      &ref);
-		if (!ret) {
-			ozram_set_staged(oz, index, ref.ring_slot);
-			goto out;
-		}
+		/* No fallback event: the page stays parked, its writer gone. */
+		ret = ozram_stage_locked(oz, index, page);
 		if (ret != -ENODEV && ret != -EOPNOTSUPP)
 			goto out;
 	}

@@ -8,57 +8,43 @@
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
-#include <linux/atomic.h>
 #include <linux/kernel.h>
-#include <linux/string.h>
-#include <linux/zsmalloc.h>
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
 #include "ozram_io_internal.h"
-#include "ozram_recomp.h"
 #include "ozram_slot.h"
 
 /*
  * Whether slot @index may be recompressed with the algorithm of priority
- * @prio: a stored object in memory, neither staged nor same-filled nor on
- * or going to the backing device, not being recompressed nor known not to
- * shrink, of the kind @p asks for, at least
- * @p->threshold bytes, compressed with an algorithm of lower priority.
- * Slot lock held.
+ * @prio: a settled object, not known not to shrink, of the kind @mode asks
+ * for, at least @threshold bytes, compressed with an algorithm of lower
+ * priority.  Slot lock held.
  */
-static bool ozram_recomp_candidate(struct ozram *oz, u32 index,
-				   const struct ozram_recomp_params *p,
-				   u32 prio)
+static bool ozram_recomp_candidate(struct ozram *oz, u32 index, u32 mode,
+				   u32 threshold, u32 prio)
 {
-	if (!oz->table[index].handle ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_PARKED) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING) ||
+	if (!ozram_slot_settled(oz, index) ||
 	    ozram_test_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE))
 		return false;
-	if ((p->mode & OZRAM_RECOMP_IDLE) &&
+	if ((mode & OZRAM_RECOMP_IDLE) &&
 	    !ozram_test_flag(oz, index, OZRAM_SLOT_IDLE))
 		return false;
-	if ((p->mode & OZRAM_RECOMP_HUGE) &&
+	if ((mode & OZRAM_RECOMP_HUGE) &&
 	    !ozram_test_flag(oz, index, OZRAM_SLOT_HUGE))
 		return false;
-	return ozram_get_obj_size(oz, index) >= p->threshold &&
+	return ozram_get_obj_size(oz, index) >= threshold &&
 	       ozram_get_priority(oz, index) < prio;
 }
 
-int ozram_recomp_pick(struct ozram *oz, u32 index,
-		      const struct ozram_recomp_params *p, u32 prio,
-		      struct page *page)
+int ozram_recomp_pick(struct ozram *oz, u32 index, u32 mode, u32 threshold,
+		      u32 prio, struct page *page)
 {
 	unsigned int size;
 	int ret;
 
 	ozram_slot_lock(oz, index);
-	if (!ozram_recomp_candidate(oz, index, p, prio)) {
+	if (!ozram_recomp_candidate(oz, index, mode, threshold, prio)) {
 		ozram_slot_unlock(oz, index);
 		return 0;
 	}
@@ -81,65 +67,68 @@ static bool ozram_recomp_saves(unsigned int old, unsigned int len)
 	       DIV_ROUND_UP(len, 16) < DIV_ROUND_UP(old, 16);
 }
 
+/* A result for a picked slot, and what a miss does to the slot. */
+struct ozram_recomp_outcome {
+	unsigned int len;		/* 0: the page did not shrink at all */
+	enum ozram_recomp_miss miss;
+};
+
+/*
+ * An ozram_store_check_t: the slot still holds what was picked, and the
+ * result saves memory over it (counted now: it is installed next).  A
+ * miss is applied here, and keeps the slot's object (1).
+ */
+static int ozram_recomp_check(struct ozram *oz, u32 index, const void *arg)
+{
+	const struct ozram_recomp_outcome *out = arg;
+	unsigned int old = ozram_get_obj_size(oz, index);
+
+	/* Overwritten or discarded meanwhile. */
+	if (!ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING))
+		return -ESTALE;
+	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
+	if (out->len && ozram_recomp_saves(old, out->len)) {
+		ozram_stat_add(oz, OZRAM_STAT_RECOMPRESS_SAVED, old - out->len);
+		return 0;
+	}
+	if (out->miss != OZRAM_RECOMP_MISS_NEXT)
+		ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
+	if (out->miss == OZRAM_RECOMP_MISS_MARK)
+		ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
+	return 1;
+}
+
 int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		       unsigned int len, u32 prio, enum ozram_source source,
 		       u32 threshold, enum ozram_recomp_miss miss)
 {
-	struct ozram_stats *st = &oz->stats;
-	bool fits = len && len < PAGE_SIZE && (!threshold || len < threshold);
-	unsigned long handle = 0;
-	unsigned int old;
-	void *dst;
+	struct ozram_recomp_outcome out = { .miss = miss };
+	const struct ozram_obj obj = {
+		.buf = buf,
+		.len = len,
+		.prio = prio,
+		.source = source,
+		.replacing = true,
+	};
 	int ret;
 
+	/* A result at or past the threshold, or not compressed: a miss. */
+	if (!len || len >= PAGE_SIZE || (threshold && len >= threshold)) {
+		ozram_slot_lock(oz, index);
+		ret = ozram_recomp_check(oz, index, &out);
+		ozram_slot_unlock(oz, index);
+		return ret < 0 ? ret : 0;
+	}
+	out.len = len;
 	/* No reclaim: the page is stored already, as zram recompresses. */
-	if (fits) {
-		handle = zs_malloc(oz->mem_pool, len, OZRAM_GFP_NOWAIT);
-		if (IS_ERR_VALUE(handle)) {
-			handle = 0;
-		} else {
-			dst = zs_map_object(oz->mem_pool, handle, ZS_MM_WO);
-			memcpy(dst, buf, len);
-			zs_unmap_object(oz->mem_pool, handle);
-		}
+	ret = ozram_store_object(oz, index, &obj, OZRAM_GFP_NOWAIT,
+				 ozram_recomp_check, &out);
+	if (ret == -EAGAIN || ret == -ENOMEM) {
+		/* Still idle: the pass redoes it. */
+		ozram_recomp_abandon(oz, index);
+		return -ENOMEM;
 	}
-
-	ozram_slot_lock(oz, index);
-	if (!ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING)) {
-		ret = -ESTALE;		/* overwritten or discarded meanwhile */
-		goto out;
-	}
-	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
-	old = ozram_get_obj_size(oz, index);
-	if (fits && !handle) {
-		ret = -ENOMEM;		/* still idle: the pass redoes it */
-		goto out;
-	}
-	if (!fits || !ozram_recomp_saves(old, len)) {
-		if (miss != OZRAM_RECOMP_MISS_NEXT)
-			ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
-		if (miss == OZRAM_RECOMP_MISS_MARK)
-			ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
-		ret = 0;
-		goto out;
-	}
-	ozram_free_slot(oz, index);
-	oz->table[index].handle = handle;
-	handle = 0;
-	ozram_set_obj_size(oz, index, len);
-	ozram_set_priority(oz, index, prio);
-	ozram_set_slot_source(oz, index, source);
-	atomic64_inc(&st->source_pages[source]);
-	atomic64_add(len, &st->compr_data_size);
-	atomic64_inc(&st->pages_stored);
-	atomic64_inc(&st->recompressed_pages);
-	atomic64_add(old - len, &st->recompress_saved);
-	ret = 1;
-out:
-	ozram_slot_unlock(oz, index);
-	if (handle)
-		zs_free(oz->mem_pool, handle);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 void ozram_recomp_abandon(struct ozram *oz, u32 index)

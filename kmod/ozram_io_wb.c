@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram data path, writeback: pages sent to a backing block device, as
- * zram's CONFIG_ZRAM_WRITEBACK does, and read back from it.  With
- * ozram_io.c, ozram_io_recomp.c, ozram_io_idle.c and ozram_io_wb_packed.c
- * it is the only code that writes a device's slot table.
+ * ozram data path, writeback: a pass that sends pages to the backing
+ * device (ozram_io_wb_dev.c), as zram's CONFIG_ZRAM_WRITEBACK does.
  *
  * A pass (ozram_writeback()) scans the slots in order, decodes each page it
  * picks into a batch, and gives the batch contiguous blocks of the backing
@@ -23,10 +21,7 @@
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/bio.h>
-#include <linux/bitmap.h>
 #include <linux/blkdev.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -35,7 +30,6 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
@@ -50,284 +44,8 @@
 #define OZRAM_WB_HUGE		BIT(1)
 #define OZRAM_WB_ONE		BIT(2)
 
-#define OZRAM_BDEV_MODE		(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
-
 /* The writeback limit counts 4 KiB units, as zram's does. */
 #define OZRAM_WB_UNITS		(1UL << (PAGE_SHIFT - 12))
-
-static sector_t ozram_wb_sector(unsigned long blk)
-{
-	return (sector_t)blk << OZRAM_SECTORS_PER_PAGE_SHIFT;
-}
-
-/* ---- the backing device ------------------------------------------------ */
-
-int ozram_wb_set_backing(struct ozram *oz, const char *path)
-{
-	struct block_device *bdev = NULL;
-	unsigned long nr_pages, *bitmap = NULL;
-	u8 *refs;
-	struct file *file;
-	struct inode *inode;
-	int ret;
-
-	down_write(&oz->init_lock);
-	if (ozram_init_done(oz)) {
-		pr_info("%s: cannot set the backing device of an initialised device\n",
-			oz->disk->disk_name);
-		ret = -EBUSY;
-		goto out_unlock;
-	}
-
-	file = filp_open(path, O_RDWR | O_LARGEFILE, 0);
-	if (IS_ERR(file)) {
-		ret = PTR_ERR(file);
-		goto out_unlock;
-	}
-	inode = file->f_mapping->host;
-	/* As zram 6.1: a block device, nothing else. */
-	if (!S_ISBLK(inode->i_mode)) {
-		ret = -ENOTBLK;
-		goto out_close;
-	}
-	/* Exclusive: nobody else may write the blocks ozram owns. */
-	bdev = blkdev_get_by_dev(inode->i_rdev, OZRAM_BDEV_MODE, oz);
-	if (IS_ERR(bdev)) {
-		ret = PTR_ERR(bdev);
-		goto out_close;
-	}
-	/* An empty device is refused; so is this disk itself (it is empty). */
-	nr_pages = i_size_read(inode) >> PAGE_SHIFT;
-	if (!nr_pages) {
-		ret = -EINVAL;
-		goto out_put;
-	}
-	bitmap = kvcalloc(BITS_TO_LONGS(nr_pages), sizeof(long), GFP_KERNEL);
-	refs = kvcalloc(nr_pages, sizeof(*refs), GFP_KERNEL);
-	if (!bitmap || !refs) {
-		kvfree(bitmap);
-		kvfree(refs);
-		ret = -ENOMEM;
-		goto out_put;
-	}
-
-	ozram_wb_release(oz);
-	oz->backing_file = file;
-	oz->bdev = bdev;
-	oz->bd_bitmap = bitmap;
-	oz->bd_refs = refs;
-	oz->bd_nr_pages = nr_pages;
-	oz->bd_hint = 1;
-	up_write(&oz->init_lock);
-	pr_info("%s: backing device %s, %lu pages\n", oz->disk->disk_name,
-		path, nr_pages);
-	return 0;
-
-out_put:
-	blkdev_put(bdev, OZRAM_BDEV_MODE);
-out_close:
-	filp_close(file, NULL);
-out_unlock:
-	up_write(&oz->init_lock);
-	return ret;
-}
-
-/* init_lock held for writing; no slot holds a block any more. */
-void ozram_wb_release(struct ozram *oz)
-{
-	if (!oz->backing_file)
-		return;
-	WARN_ON_ONCE(atomic64_read(&oz->stats.bd_count));
-	blkdev_put(oz->bdev, OZRAM_BDEV_MODE);
-	filp_close(oz->backing_file, NULL);
-	oz->backing_file = NULL;
-	oz->bdev = NULL;
-	kvfree(oz->bd_bitmap);
-	oz->bd_bitmap = NULL;
-	kvfree(oz->bd_refs);
-	oz->bd_refs = NULL;
-	oz->bd_nr_pages = 0;
-}
-
-ssize_t ozram_wb_show_backing(struct ozram *oz, char *buf)
-{
-	ssize_t ret;
-	char *p;
-
-	down_read(&oz->init_lock);
-	if (!oz->backing_file) {
-		ret = sysfs_emit(buf, "none\n");
-		goto out;
-	}
-	p = file_path(oz->backing_file, buf, PAGE_SIZE - 1);
-	if (IS_ERR(p)) {
-		ret = PTR_ERR(p);
-		goto out;
-	}
-	ret = strlen(p);
-	memmove(buf, p, ret);
-	buf[ret++] = '\n';
-out:
-	up_read(&oz->init_lock);
-	return ret;
-}
-
-/* ---- blocks ------------------------------------------------------------- */
-
-bool ozram_wb_take_block(struct ozram *oz, unsigned long blk)
-{
-	if (!blk || blk >= oz->bd_nr_pages ||
-	    test_and_set_bit(blk, oz->bd_bitmap))
-		return false;
-	oz->bd_hint = blk + 1;
-	atomic64_inc(&oz->stats.bd_count);
-	return true;
-}
-
-/*
- * A free block, preferring @want (the block after the last one taken, so
- * that a batch stays one run), then the first free one from the hint.
- * Return: the block, or 0 when the device is full.
- */
-unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
-{
-	unsigned long blk;
-	bool wrapped = false;
-
-	if (ozram_wb_take_block(oz, want))
-		return want;
-	blk = max(oz->bd_hint, 1UL);
-	for (;;) {
-		blk = find_next_zero_bit(oz->bd_bitmap, oz->bd_nr_pages, blk);
-		if (blk >= oz->bd_nr_pages) {
-			if (wrapped)
-				return 0;
-			wrapped = true;
-			blk = 1;
-			continue;
-		}
-		if (ozram_wb_take_block(oz, blk))
-			return blk;
-	}
-}
-
-void ozram_wb_free_block(struct ozram *oz, unsigned long blk)
-{
-	WARN_ON_ONCE(!test_and_clear_bit(blk, oz->bd_bitmap));
-	atomic64_dec(&oz->stats.bd_count);
-}
-
-/* ---- reading a page back ---------------------------------------------- */
-
-struct ozram_wb_read {
-	struct work_struct work;
-	struct block_device *bdev;
-	struct page **pages;
-	unsigned int nr;
-	unsigned long blk;
-	int ret;
-};
-
-/* Reads @nr (at most OZRAM_WB_READ_MAX) blocks from @blk into @pages. */
-static int ozram_wb_read_sync(struct block_device *bdev, struct page **pages,
-			      unsigned int nr, unsigned long blk)
-{
-	struct bio_vec bv[OZRAM_WB_READ_MAX];
-	struct bio bio;
-	unsigned int i;
-	int ret;
-
-	bio_init(&bio, bdev, bv, nr, REQ_OP_READ);
-	bio.bi_iter.bi_sector = ozram_wb_sector(blk);
-	for (i = 0; i < nr; i++)
-		__bio_add_page(&bio, pages[i], PAGE_SIZE, 0);
-	ret = submit_bio_wait(&bio);
-	bio_uninit(&bio);
-	return ret;
-}
-
-static void ozram_wb_read_work(struct work_struct *work)
-{
-	struct ozram_wb_read *r = container_of(work, struct ozram_wb_read, work);
-
-	r->ret = ozram_wb_read_sync(r->bdev, r->pages, r->nr, r->blk);
-}
-
-/*
- * Reads @nr blocks from @blk into @pages and waits for them.  Inside a
- * ->submit_bio (current->bio_list set) a bio submitted and waited for here
- * would only be queued until that returns: the read is then done by a
- * worker.  rw_page reads directly.
- */
-int ozram_wb_read_blocks(struct ozram *oz, unsigned long blk,
-			 struct page **pages, unsigned int nr)
-{
-	struct ozram_wb_read r = {
-		.bdev = oz->bdev,
-		.pages = pages,
-		.nr = nr,
-		.blk = blk,
-	};
-
-	if (WARN_ON_ONCE(!nr || nr > OZRAM_WB_READ_MAX))
-		return -EINVAL;
-	if (!current->bio_list)
-		return ozram_wb_read_sync(oz->bdev, pages, nr, blk);
-
-	INIT_WORK_ONSTACK(&r.work, ozram_wb_read_work);
-	queue_work(system_unbound_wq, &r.work);
-	flush_work(&r.work);
-	destroy_work_on_stack(&r.work);
-	return r.ret;
-}
-
-/*
- * The end of a read chained to a request.  The request's own path returned
- * before the read was issued, so a failure is counted in failed_reads here;
- * then the status passes on to the request, as bio_chain() would.
- */
-static void ozram_wb_read_end_io(struct bio *bio)
-{
-	struct bio *parent = bio->bi_private;
-	struct ozram *oz = parent->bi_bdev->bd_disk->private_data;
-
-	if (bio->bi_status) {
-		atomic64_inc(&oz->stats.failed_reads);
-		if (!parent->bi_status)
-			parent->bi_status = bio->bi_status;
-	}
-	bio_put(bio);
-	bio_endio(parent);
-}
-
-/*
- * A read for a request: @parent completes only once the block is in @page,
- * with the read's error if it fails.  Submitted from ozram's ->submit_bio,
- * it is queued and issued when that returns.
- */
-static int ozram_wb_read_chained(struct ozram *oz, unsigned long blk,
-				 struct page *page, struct bio *parent)
-{
-	struct bio *bio = bio_alloc(oz->bdev, 1, REQ_OP_READ, GFP_NOIO);
-
-	bio->bi_iter.bi_sector = ozram_wb_sector(blk);
-	__bio_add_page(bio, page, PAGE_SIZE, 0);
-	bio->bi_private = parent;
-	bio->bi_end_io = ozram_wb_read_end_io;
-	bio_inc_remaining(parent);
-	submit_bio(bio);
-	return 0;
-}
-
-/* Reads block @blk into @page: chained to @parent if given, or waited for. */
-int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
-		  struct bio *parent)
-{
-	atomic64_inc(&oz->stats.bd_reads);
-	if (parent)
-		return ozram_wb_read_chained(oz, blk, page, parent);
-	return ozram_wb_read_blocks(oz, blk, &page, 1);
-}
 
 /* ---- a writeback pass ------------------------------------------------- */
 
@@ -391,7 +109,7 @@ static void ozram_wb_finish_raw(struct ozram_wb_ctl *ctl,
 				ozram_free_slot(oz, index);
 				ozram_set_flag(oz, index, OZRAM_SLOT_WB);
 				oz->table[index].element = b->first + i;
-				atomic64_inc(&oz->stats.pages_stored);
+				ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
 				moved = true;
 			}
 		}
@@ -410,10 +128,10 @@ static void ozram_wb_finish(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b)
 	bool ok = b->status == BLK_STS_OK;
 
 	if (ok) {
-		atomic64_add(b->nr, &oz->stats.bd_writes);
+		ozram_stat_add(oz, OZRAM_STAT_BD_WRITES, b->nr);
 	} else {
 		ctl->io_err = blk_status_to_errno(b->status);
-		atomic64_add(b->nr, &oz->stats.bd_write_failed);
+		ozram_stat_add(oz, OZRAM_STAT_BD_WRITE_FAILED, b->nr);
 		pr_err_ratelimited("%s: writeback of %u pages failed: %d\n",
 				   oz->disk->disk_name, b->nr, ctl->io_err);
 	}
@@ -560,20 +278,12 @@ static int ozram_wb_alloc_batches(struct ozram_wb_ctl *ctl)
 }
 
 /*
- * Whether slot @index is one the pass writes back: a page in memory,
- * neither same-filled (it costs no memory) nor staged for the agent (the
- * agent has not stored it yet) nor being recompressed, of the kind @mode
- * asks for.  Slot lock held.
+ * Whether slot @index is one the pass writes back: a settled object, of
+ * the kind @mode asks for.  Slot lock held.
  */
 bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode)
 {
-	if (!ozram_get_obj_size(oz, index) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_STAGED) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_PARKED) ||
-	    ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING))
+	if (!ozram_slot_settled(oz, index))
 		return false;
 	if ((mode & OZRAM_WB_IDLE) && !ozram_test_flag(oz, index, OZRAM_SLOT_IDLE))
 		return false;

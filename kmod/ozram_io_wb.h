@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the writeback pass (ozram_io_wb.c) and its compressed objects
- * (ozram_io_wb_packed.c).  Nothing else includes it.
+ * Shared by the files of writeback: the backing device and its blocks
+ * (ozram_io_wb_dev.c), reading back (ozram_io_wb_read.c), the pass
+ * (ozram_io_wb.c) and its compressed objects (ozram_io_wb_packed.c).
+ * Nothing else includes it.
  */
 #ifndef OZRAM_IO_WB_H
 #define OZRAM_IO_WB_H
@@ -12,7 +14,13 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-struct ozram;
+#include "ozram_drv.h"
+
+/* The first sector of block @blk of the backing device. */
+static inline sector_t ozram_wb_sector(unsigned long blk)
+{
+	return (sector_t)blk << OZRAM_SECTORS_PER_PAGE_SHIFT;
+}
 
 /* Blocks per bio: 256 KiB, a common max_sectors of the devices below. */
 #define OZRAM_WB_BATCH		64
@@ -72,12 +80,16 @@ struct ozram_wb_ctl {
 /* The most blocks one object lies in: it may span two. */
 #define OZRAM_WB_READ_MAX	2
 
-/* ozram_io_wb.c, for ozram_io_wb_packed.c. */
+/* ozram_io_wb_read.c: reads @nr blocks from @blk into @pages, waiting. */
 int ozram_wb_read_blocks(struct ozram *oz, unsigned long blk,
 			 struct page **pages, unsigned int nr);
-/* Takes block @blk if it is free; ozram_wb_alloc_block() takes any. */
+/*
+ * ozram_io_wb_dev.c: takes block @blk if it is free;
+ * ozram_wb_alloc_block() takes any, preferring @want.
+ */
 bool ozram_wb_take_block(struct ozram *oz, unsigned long blk);
 unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want);
+/* ozram_io_wb.c, for ozram_io_wb_packed.c. */
 bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode);
 struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl);
 void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,

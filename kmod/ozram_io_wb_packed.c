@@ -329,7 +329,7 @@ void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 				ozram_set_priority(oz, index, prio);
 				ozram_set_obj_size(oz, index, b->size[i]);
 				oz->table[index].element = pos;
-				atomic64_inc(&oz->stats.pages_stored);
+				ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
 				moved = true;
 			}
 		}
@@ -446,7 +446,7 @@ static void ozram_wb_obj_read_work(struct work_struct *work)
 	if (status == BLK_STS_OK && ozram_wb_decode(r))
 		status = BLK_STS_IOERR;
 	if (status != BLK_STS_OK) {
-		atomic64_inc(&r->oz->stats.failed_reads);
+		ozram_stat_inc(r->oz, OZRAM_STAT_FAILED_READS);
 		pr_err_ratelimited("%s: a page on the backing device does not read back: %d\n",
 				   r->oz->disk->disk_name,
 				   blk_status_to_errno(status));
@@ -498,7 +498,7 @@ int ozram_wb_read_packed(struct ozram *oz, unsigned long pos,
 	struct ozram_wb_obj_read *r;
 	int ret;
 
-	atomic64_inc(&oz->stats.bd_reads);
+	ozram_stat_inc(oz, OZRAM_STAT_BD_READS);
 	r = ozram_wb_obj_read_alloc(oz, pos, size, prio, page);
 	if (IS_ERR(r))
 		return PTR_ERR(r);

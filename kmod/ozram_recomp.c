@@ -4,10 +4,11 @@
  *
  * A write to recompress picks the stored pages it selects, one algorithm
  * priority after the other, and decodes each into a bounce page.  With an
- * agent that compresses the algorithm, the page goes through the offload
- * ring like a written page, but the device slot keeps its object: the
- * result replaces it only if the slot still holds what was picked and the
- * result saves memory (ozram_recomp_store() in ozram_io.c).  Without one,
+ * agent that compresses the algorithm, a copy of the page goes through the
+ * offload ring, whose outcome comes back to this file's ops, while the
+ * device slot keeps its object: the result replaces it only if the slot
+ * still holds what was picked and the result saves memory
+ * (ozram_recomp_store() in ozram_io_recomp.c).  Without one,
  * or for a page the agent fails, the kernel compresses it itself, as
  * zram's loop does.  The writer waits for the last of its pages, so it
  * returns when the work is done, as with zram.
@@ -29,6 +30,7 @@
 #include "ozram_io.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_api.h"
+#include "ozram_trace.h"
 
 /*
  * One write to recompress, for the pages of one algorithm priority.  The
@@ -49,16 +51,6 @@ struct ozram_recomp_batch {
 	/* Pages counted against max_pages: once each, whatever tries them. */
 	unsigned long *counted;
 };
-
-struct ozram *ozram_recomp_device(const struct ozram_recomp_batch *batch)
-{
-	return batch->oz;
-}
-
-u32 ozram_recomp_priority(const struct ozram_recomp_batch *batch)
-{
-	return batch->prio;
-}
 
 int ozram_recomp_parse(struct ozram *oz, char *args,
 		       struct ozram_recomp_params *p)
@@ -124,8 +116,16 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
 	return 0;
 }
 
-void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
-			 const void *buf, unsigned int len, int source)
+/*
+ * The outcome of page @index of @batch, by @source: @len bytes at @buf,
+ * checked like any result; @len PAGE_SIZE with @buf NULL when the page does
+ * not compress (no bytes come with that answer); or @len 0, @buf NULL for
+ * no usable answer, which the kernel then redoes.  The ring slot is given
+ * back already.
+ */
+static void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
+				const void *buf, unsigned int len,
+				enum ozram_source source)
 {
 	struct ozram *oz = batch->oz;
 	int ret = -EIO;
@@ -153,12 +153,63 @@ void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 }
 
 /*
+ * The ring's outcome of a staged copy.  Nothing else refers to the ring
+ * slot, so it is given back first: the batch may be gone once it has its
+ * last result.  The result is in the ring's private buffer; a raw answer
+ * (the page does not compress) passes on no bytes at all: the staged copy
+ * it came with is in the slot given back.
+ */
+static int ozram_recomp_stored(const struct ozram_ring_req *req,
+			       const void *buf, unsigned int len,
+			       enum ozram_source source, bool may_reclaim)
+{
+	ozram_ring_release(req->ref.ring_slot);
+	ozram_recomp_result(req->priv, req->index, buf, len, source);
+	return 0;
+}
+
+static int ozram_recomp_raw(const struct ozram_ring_req *req,
+			    const void *page, bool may_reclaim)
+{
+	/*
+	 * It does not compress: the slot keeps its object.  @page is in the
+	 * ring slot, released first, so it does not go along.
+	 */
+	ozram_ring_release(req->ref.ring_slot);
+	ozram_recomp_result(req->priv, req->index, NULL, PAGE_SIZE,
+			    OZRAM_SRC_KERNEL);
+	return 0;
+}
+
+static int ozram_recomp_failed(const struct ozram_ring_req *req,
+			       const void *page, bool may_reclaim)
+{
+	ozram_ring_release(req->ref.ring_slot);
+	ozram_recomp_result(req->priv, req->index, NULL, 0, OZRAM_SRC_KERNEL);
+	return 0;
+}
+
+/* A stored page is not same-filled: checked when written, so redone here. */
+static int ozram_recomp_same(const struct ozram_ring_req *req,
+			     unsigned long fill)
+{
+	return ozram_recomp_failed(req, NULL, false);
+}
+
+static const struct ozram_ring_ops ozram_recomp_ops = {
+	.stored = ozram_recomp_stored,
+	.raw = ozram_recomp_raw,
+	.same_filled = ozram_recomp_same,
+	.failed = ozram_recomp_failed,
+};
+
+/*
  * The kernel recompresses a picked page itself.  The output is copied out
  * of the per-CPU stream, so that preemption is back on while the slot is
- * updated.
+ * updated.  Return: as ozram_recomp_store().
  */
-static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
-				struct page *page, void *copy)
+static int ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
+			       struct page *page, void *copy)
 {
 	unsigned int len = 0;
 	int ret;
@@ -169,9 +220,17 @@ static void ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
 		len = PAGE_SIZE;	/* did not compress: a miss */
 		copy = NULL;
 	}
-	ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
-			   OZRAM_SRC_KERNEL, batch->params->threshold,
-			   batch->miss);
+	return ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
+				  OZRAM_SRC_KERNEL, batch->params->threshold,
+				  batch->miss);
+}
+
+/* A page the kernel does again, after the pass. */
+static void ozram_recomp_redo(struct ozram_recomp_batch *batch, u32 index)
+{
+	spin_lock_irq(&batch->lock);
+	__set_bit(index, batch->redo);
+	spin_unlock_irq(&batch->lock);
 }
 
 /*
@@ -184,7 +243,14 @@ static bool ozram_recomp_offload(struct ozram_recomp_batch *batch, u32 index,
 				 struct page *page)
 {
 	u32 limit = max_t(u32, ozram_ring_capacity() / 2, 1), seen;
-	int algorithm = batch->oz->ring_algs[batch->prio];
+	struct ozram_ring_req req = {
+		.ops = &ozram_recomp_ops,
+		.priv = batch,
+		.oz = batch->oz,
+		.index = index,
+		.comp = batch->oz->comps[batch->prio],
+		.algorithm = batch->oz->ring_algs[batch->prio],
+	};
 	int ret;
 
 	for (;;) {
@@ -194,10 +260,13 @@ static bool ozram_recomp_offload(struct ozram_recomp_batch *batch, u32 index,
 		batch->in_flight++;
 		spin_unlock_irq(&batch->lock);
 
-		ret = ozram_ring_stage_recompress(batch, index, page,
-						  algorithm);
-		if (!ret)
+		ret = ozram_ring_stage(&req, page);
+		if (!ret) {
+			trace_ozram_stage(batch->oz->id, index,
+					  req.ref.ring_slot,
+					  req.ref.generation, true);
 			return true;
+		}
 
 		spin_lock_irq(&batch->lock);
 		batch->in_flight--;
@@ -228,15 +297,17 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 
 		if (!counted && *tried >= p->max_pages)
 			continue;
-		ret = ozram_recomp_pick(oz, index, p, batch->prio, page);
+		ret = ozram_recomp_pick(oz, index, p->mode, p->threshold,
+					batch->prio, page);
 		if (ret <= 0)
 			continue;
 		if (!counted) {
 			__set_bit(index, batch->counted);
 			++*tried;
 		}
-		if (!ozram_recomp_offload(batch, index, page))
-			ozram_recomp_inline(batch, index, page, copy);
+		if (!ozram_recomp_offload(batch, index, page) &&
+		    ozram_recomp_inline(batch, index, page, copy) == -ENOMEM)
+			ozram_recomp_redo(batch, index);
 		cond_resched();
 	}
 	/* Under the lock: the last result is handed back completely. */
@@ -244,10 +315,27 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 	wait_event_lock_irq(batch->wait, !batch->in_flight, batch->lock);
 	spin_unlock_irq(&batch->lock);
 
-	/* What the agent failed, the kernel does now. */
+	/*
+	 * What the agent failed, or mem_limit refused, the kernel does now.
+	 * A result the limit refused finds room once the pool is compacted:
+	 * the objects the pass replaced left holes in zspages that others
+	 * share.  When even that is not enough, the rest stays as it is.
+	 */
+	if (!bitmap_empty(batch->redo, nr))
+		ozram_make_room(oz);
 	for_each_set_bit(index, batch->redo, nr) {
-		if (ozram_recomp_pick(oz, index, p, batch->prio, page) > 0)
-			ozram_recomp_inline(batch, index, page, copy);
+		if (ozram_recomp_pick(oz, index, p->mode, p->threshold,
+				      batch->prio, page) <= 0)
+			continue;
+		ret = ozram_recomp_inline(batch, index, page, copy);
+		if (ret == -ENOMEM) {
+			ozram_make_room(oz);
+			if (ozram_recomp_pick(oz, index, p->mode, p->threshold,
+					      batch->prio, page) > 0 &&
+			    ozram_recomp_inline(batch, index, page,
+						copy) == -ENOMEM)
+				break;
+		}
 		cond_resched();
 	}
 	return 0;

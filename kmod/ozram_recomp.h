@@ -9,14 +9,10 @@
 #include <linux/types.h>
 
 struct ozram;
-struct ozram_recomp_batch;
-
-#define OZRAM_RECOMP_IDLE	BIT(0)	/* only idle pages */
-#define OZRAM_RECOMP_HUGE	BIT(1)	/* only pages stored raw */
 
 /* What one write to recompress asks for. */
 struct ozram_recomp_params {
-	u32 mode;		/* OZRAM_RECOMP_*, 0 for every page */
+	u32 mode;		/* OZRAM_RECOMP_* (ozram_io.h), 0: every page */
 	u32 threshold;		/* only objects of this size or more; 0: all */
 	u64 max_pages;		/* pages tried at most */
 	u32 prio_min;		/* the algorithms of priority [min, max) */
@@ -38,19 +34,5 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
  * Return: 0, or a negative errno.
  */
 int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p);
-
-/*
- * From the offload ring: the agent's result for page @index of @batch, by
- * @source: @len bytes at @buf, checked like any result; @len PAGE_SIZE
- * with @buf NULL when the page does not compress (no bytes come with that
- * answer); or @len 0, @buf NULL for no usable answer.  Takes no lock; the
- * ring has freed its slot already.
- */
-void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
-			 const void *buf, unsigned int len, int source);
-
-/* The device and algorithm priority a recompression staging is for. */
-struct ozram *ozram_recomp_device(const struct ozram_recomp_batch *batch);
-u32 ozram_recomp_priority(const struct ozram_recomp_batch *batch);
 
 #endif /* OZRAM_RECOMP_H */

@@ -61,18 +61,18 @@ void ozram_ring_unlock_devices(void)
 	mutex_unlock(&ozram_ring.reap_mutex);
 }
 
-void ozram_ring_snapshot(struct ozram_snapshot *snap)
+void ozram_ring_snapshot(struct ozram_ring_snapshot *snap)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	int i;
 
 	for (i = 0; i < OZRAM_RING_NR_STATS; i++)
-		snap->ring[i] = atomic64_read(&r->stats[i]);
+		snap->stats[i] = atomic64_read(&r->stats[i]);
 	spin_lock(&r->lock);
 	snap->agent_attached = r->attached;
 	/* In the pid namespace of whoever reads it, as /proc would. */
 	snap->agent_pid = pid_vnr(r->agent);
-	snap->ring[OZRAM_RING_STAT_OCCUPANCY] = r->slots.nr - r->slots.nr_free;
+	snap->stats[OZRAM_RING_STAT_OCCUPANCY] = r->slots.nr - r->slots.nr_free;
 	spin_unlock(&r->lock);
 }
 
@@ -112,7 +112,7 @@ static void ozram_ring_free(void)
 	kvfree(r->slots.states);
 	kvfree(r->slots.algorithms);
 	kvfree(r->slots.posted);
-	kvfree(r->owners);
+	kvfree(r->reqs);
 	bitmap_free(r->to_store);
 	kfree(r->claims);
 	kfree(r->copy_buf);
@@ -131,7 +131,7 @@ static int ozram_ring_alloc(void)
 	r->slots.states = kvcalloc(n, sizeof(u8), GFP_KERNEL);
 	r->slots.algorithms = kvcalloc(n, sizeof(u8), GFP_KERNEL);
 	r->slots.posted = kvcalloc(n, sizeof(unsigned long), GFP_KERNEL);
-	r->owners = kvcalloc(n, sizeof(*r->owners), GFP_KERNEL);
+	r->reqs = kvcalloc(n, sizeof(*r->reqs), GFP_KERNEL);
 	r->to_store = bitmap_zalloc(n, GFP_KERNEL);
 	r->claims = kmalloc_array(OZRAM_RING_REAP_BATCH, sizeof(*r->claims),
 				  GFP_KERNEL);
@@ -140,7 +140,7 @@ static int ozram_ring_alloc(void)
 	r->wq = alloc_workqueue("ozram_ring", WQ_MEM_RECLAIM, 1);
 	if (!r->slots.free_stack || !r->slots.generations ||
 	    !r->slots.states || !r->slots.algorithms || !r->slots.posted ||
-	    !r->owners || !r->claims ||
+	    !r->reqs || !r->claims ||
 	    !r->to_store || !r->copy_buf || !r->decode_buf || !r->wq) {
 		ozram_ring_free();
 		return -ENOMEM;

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The offload ring as the rest of the module sees it: module load and
- * unload, staging a page for the agent, and what a staged page needs until
- * it is stored.  The ring never touches a device's slot table: it takes a
- * page and gives back a reference, and hands results to ozram_io.c.  See
- * Documentation/kmod.md, "The offload ring".
+ * The offload ring as the rest of the module sees it: a transport.  An
+ * owner stages a page with a request that carries its ops table, as zram's
+ * zcomp is given its backend's ops; the ring copies the page for the
+ * agent, checks what comes back, and hands the outcome to the ops.  The
+ * ring knows no owner: the write path, the parked-page worker and
+ * recompression sit above it, the codec below.  See Documentation/kmod.md,
+ * "The offload ring".
  */
 #ifndef OZRAM_RING_API_H
 #define OZRAM_RING_API_H
 
 #include <linux/types.h>
 
+#include "ozram_stat.h"
+
 struct ozram;
-struct ozram_recomp_batch;
-struct ozram_snapshot;
+struct ozram_comp;
 struct page;
 
 /*
@@ -24,6 +27,74 @@ struct page;
 struct ozram_stage_ref {
 	u32 ring_slot;
 	u32 generation;
+};
+
+struct ozram_ring_req;
+
+/*
+ * What the owner of a staged page does with its outcome.  The ring calls
+ * one op for the outcome, and ->failed again later for a page whose op
+ * stored nothing (below); none once the owner has given the ring slot
+ * back.  Ops run under the ring's reap_mutex, never under a spinlock, and
+ * may sleep only when @may_reclaim is true.
+ *
+ * ->stored: the agent's result, checked: @len bytes compressed with the
+ *           request's algorithm, by @source.
+ * ->raw:    the agent found the page incompressible; @page is the staged
+ *           copy, the page itself, in the ring slot: readable until the
+ *           owner gives the slot back.
+ * ->same_filled: the page repeats the word @fill, checked against the copy.
+ * ->failed: no usable result (the agent failed, was rejected, timed out
+ *           or detached); @page is the staged copy, for the owner to
+ *           compress itself.
+ *
+ * From the call on the ring slot is the owner's: it gives it back with
+ * ozram_ring_release() once it no longer needs the staged copy.  An op
+ * returns 0 when the owner took the outcome; -ESTALE when it no longer
+ * wants it (its page was rewritten meanwhile, and the slot released);
+ * -EAGAIN, storing nothing, when storing needs reclaim that @may_reclaim
+ * forbids: the ring's worker then calls ->failed, where it may reclaim.
+ * Any other errno leaves the page staged and held, readable, until it is
+ * rewritten or ozram_ring_retry_held() has ->failed called again.
+ */
+struct ozram_ring_ops {
+	int (*stored)(const struct ozram_ring_req *req, const void *buf,
+		      unsigned int len, enum ozram_source source,
+		      bool may_reclaim);
+	int (*raw)(const struct ozram_ring_req *req, const void *page,
+		   bool may_reclaim);
+	int (*same_filled)(const struct ozram_ring_req *req,
+			   unsigned long fill);
+	int (*failed)(const struct ozram_ring_req *req, const void *page,
+		      bool may_reclaim);
+};
+
+/*
+ * One staging: what the owner asks for, and what the ring keeps with the
+ * ring slot until an op has the outcome.
+ */
+struct ozram_ring_req {
+	/* Set by the owner. */
+	const struct ozram_ring_ops *ops;
+	void *priv;			/* the owner's own, for its ops */
+	struct ozram *oz;		/* the page: its device ... */
+	u32 index;			/* ... and its index there */
+	/* The algorithm the agent uses; verify=1 decodes results with it. */
+	struct ozram_comp *comp;
+	int algorithm;			/* its enum ozram_ring_algorithm, or -1 */
+	/*
+	 * A written page, staged while admission is open (ozram_ring_admit()):
+	 * finding the ring full closes admission.
+	 */
+	bool admission;
+	/* Set by the ring. */
+	struct ozram_stage_ref ref;
+	u64 staged_ns;		/* for the round trip's latency */
+	/*
+	 * Staged by reclaim (kswapd, or a task in direct reclaim): the ops
+	 * run with the reserves that reclaim's PF_MEMALLOC opens.
+	 */
+	bool from_reclaim;
 };
 
 /* Module load and unload: the ring memory and /dev/ozram-ring. */
@@ -47,25 +118,15 @@ bool ozram_ring_admit(void);
 void ozram_ring_count_inline(bool admission);
 
 /*
- * Copies @page into a staging slot for the agent to compress with
- * @algorithm (enum ozram_ring_algorithm, or -1 for one no agent does), on
- * behalf of slot @index of @oz, and fills in @ref.  The caller holds that
- * device slot's lock and marks the slot staged before dropping it, so that
- * no result for the staging can be stored before the slot names it.
- * Return: 0 when staged, -ENODEV when no agent is attached, -EOPNOTSUPP
- * when the agent does not do @algorithm, -EBUSY when the ring has no room
- * (the caller compresses inline).
+ * Copies @page into a staging slot and posts it for the agent, on behalf
+ * of @req's owner, and fills in req->ref.  An op may run before this
+ * returns: an owner that must be ready for it first holds a lock its ops
+ * take (a written page: its device slot lock, until the slot names the
+ * staging).  Return: 0 when staged, -ENODEV when no agent is attached,
+ * -EOPNOTSUPP when the agent does not do the algorithm, -EBUSY when the
+ * ring has no room.
  */
-int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     int algorithm, struct ozram_stage_ref *ref);
-
-/*
- * As ozram_ring_stage(), for a page that was written while the ring was
- * full and is parked (ozram_io_park.c): a failure is no writer's fallback
- * and fires no ozram_fallback event.
- */
-int ozram_ring_stage_parked(struct ozram *oz, u32 index, struct page *page,
-			    int algorithm, struct ozram_stage_ref *ref);
+int ozram_ring_stage(struct ozram_ring_req *req, struct page *page);
 
 /* Whether an agent is attached (a hint: it may detach at any time). */
 bool ozram_ring_attached(void);
@@ -79,33 +140,35 @@ bool ozram_ring_admit_open(void);
 /* How long, in jiffies, the agent may go without progress (ring_timeout_ms). */
 unsigned long ozram_ring_timeout(void);
 
-/*
- * Copies @page, page @index of the device @batch recompresses, into a
- * staging slot for the agent to compress with @algorithm.  The device
- * slot keeps its object and is not told: the ring releases the staging
- * slot itself, and hands the result (or its failure) to
- * ozram_recomp_result().  Return: as ozram_ring_stage().
- */
-int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,
-				struct page *page, int algorithm);
-
 /* How many pages the ring can hold staged at once; 0 without a ring. */
 u32 ozram_ring_capacity(void);
 
-/* Device slot lock held: gives back the ring slot of a staged page. */
+/*
+ * Gives back ring slot @ring_slot: its owner does, once it no longer needs
+ * the staged copy (for a written page, when its device slot lets go of the
+ * staging, under the slot's lock).
+ */
 void ozram_ring_release(u32 ring_slot);
 
 /*
- * Device slot lock held, before ozram_ring_release(): the staged page is
- * gone for good (its device is reset), so its copy is cleared, and no agent
- * reads it from the free slot.
+ * Before ozram_ring_release(): the staged page is gone for good (its
+ * device is reset), so its copy is cleared, and no agent reads it from the
+ * free slot.
  */
 void ozram_ring_forget(u32 ring_slot);
 
-/* Device slot lock held: whether @ref is still the staging of the slot. */
+/*
+ * Whether @ref is still current: its ring slot neither released nor
+ * staged again since.  The caller keeps the slot from being released
+ * meanwhile (for a written page, by holding its device slot lock).
+ */
 bool ozram_ring_stage_current(const struct ozram_stage_ref *ref);
 
-/* The staged copy in ring slot @ring_slot (valid under the slot lock). */
+/*
+ * The staged copy in ring slot @ring_slot, valid while the caller keeps
+ * the slot from being released, inside a device slot lock (an RCU reader)
+ * or an op.
+ */
 const void *ozram_ring_staged_data(u32 ring_slot);
 
 /* Device reset and removal exclude the ring's completions and stores. */
@@ -118,7 +181,13 @@ void ozram_ring_unlock_devices(void);
  */
 void ozram_ring_retry_held(struct ozram *oz);
 
-/* Ring counters and agent state for a statistics snapshot. */
-void ozram_ring_snapshot(struct ozram_snapshot *snap);
+/* The ring's numbers and the agent's state, for a statistics snapshot. */
+struct ozram_ring_snapshot {
+	u64 stats[OZRAM_RING_NR_STATS];
+	bool agent_attached;
+	u32 agent_pid;		/* in the reader's pid namespace; 0 for none */
+};
+
+void ozram_ring_snapshot(struct ozram_ring_snapshot *snap);
 
 #endif /* OZRAM_RING_API_H */

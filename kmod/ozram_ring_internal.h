@@ -9,7 +9,8 @@
  *                          queues (the only user of ozram_ring_mapping.h)
  *   ozram_ring_slots.c     the slot rules: free, in flight, kept,
  *                          generations, take-back, result checks
- *   ozram_ring_complete.c  completions: claim a batch, verify, store
+ *   ozram_ring_complete.c  completions: claim a batch, verify, hand the
+ *                          outcome to the owner's ops
  *   ozram_ring_admit.c     admission: whether a written page is staged
  *   ozram_ring_worker.c    the time-out and store workers, take-back
  *   ozram_ring_dev.c       /dev/ozram-ring: open, mmap, poll, ioctl
@@ -18,10 +19,10 @@
  *   (a device's init_lock: reset, and recompress while it waits for
  *   completions)
  *   attach_mutex  one agent at a time; held across a detach's drain
- *   reap_mutex    everything that stores a staged page outside the write
- *                 path, and device reset; cq_head and the scratch buffers
- *   (a device slot lock, taken by ozram_io.c)
- *   lock          slots, owners, sq_tail, attached, to_store; closing
+ *   reap_mutex    every op of a staging's owner, and device reset;
+ *                 cq_head and the scratch buffers
+ *   (a device slot lock, taken by the owners' ops)
+ *   lock          slots, reqs, sq_tail, attached, to_store; closing
  *                 and reopening admission (admit_closed)
  */
 #ifndef OZRAM_RING_INTERNAL_H
@@ -56,38 +57,17 @@ struct ozram_ring_mem {
 	u8 *staging;
 };
 
-/* Which page of which device a ring slot holds: kernel-private. */
-struct ozram_ring_owner {
-	struct ozram *oz;
-	u32 index;
-	u32 prio;	/* the device algorithm the page is compressed with */
-	u64 staged_ns;	/* when it was staged, for its round-trip latency */
-	/*
-	 * A page being recompressed: its device slot keeps its object and
-	 * knows nothing of the ring slot, and the result goes to the batch,
-	 * after the ring slot is released.  NULL for a written page.
-	 */
-	struct ozram_recomp_batch *batch;
-	/*
-	 * Written by reclaim (kswapd, or a task in direct reclaim): its store
-	 * may use the reserves that reclaim's PF_MEMALLOC opens, see
-	 * ozram_ring_complete.c.
-	 */
-	bool from_reclaim;
-};
-
 /*
  * Completions claimed together under one hold of the ring lock: a private
  * copy of each entry, the slot rules' verdict and, for a claimed slot,
- * its owner and staging as they were at the claim.
+ * its request as it was at the claim.
  */
 #define OZRAM_RING_REAP_BATCH	32
 
 struct ozram_ring_claim {
 	struct ozram_ring_cqe cqe;
 	enum ozram_ring_verdict verdict;
-	struct ozram_ring_owner owner;
-	struct ozram_stage_ref ref;
+	struct ozram_ring_req req;
 };
 
 struct ozram_ring_state {
@@ -102,7 +82,8 @@ struct ozram_ring_state {
 
 	spinlock_t lock;		/* see the list above */
 	struct ozram_ring_slots slots;
-	struct ozram_ring_owner *owners;
+	/* Each slot's request; ops is NULL while the slot is free. */
+	struct ozram_ring_req *reqs;
 	u32 sq_tail;
 	bool attached;
 	struct pid *agent;	/* the attached agent's thread group */
@@ -182,11 +163,7 @@ void ozram_ring_reap(bool may_reclaim);
 void ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n);
 void ozram_ring_complete(const struct ozram_ring_claim *claim,
 			 bool may_reclaim);
-void ozram_ring_store_inline(u32 slot, const struct ozram_ring_owner *owner,
-			     const struct ozram_stage_ref *ref,
-			     bool may_reclaim);
-void ozram_ring_finish_recompress(u32 slot, const struct ozram_ring_owner *owner,
-				  const struct ozram_ring_cqe *cqe);
+void ozram_ring_fail(const struct ozram_ring_req *req, bool may_reclaim);
 
 /* ozram_ring_admit.c: lock held */
 void ozram_ring_admit_close(void);

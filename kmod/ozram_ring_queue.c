@@ -22,7 +22,6 @@
 #include "ozram_drv.h"
 #include "ozram_latency.h"
 #include "ozram_trace.h"
-#include "ozram_recomp.h"
 #include "ozram_ring_mapping.h"
 
 /* Where each area of a new instance is, from the kernel's own header. */
@@ -153,20 +152,19 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 	ozram_ring_read_output(ozram_ring_mem(), slot, len, dst);
 }
 
-/* ---- staging (write path) ------------------------------------------- */
+/* ---- staging ---------------------------------------------------------- */
 
 /*
- * Copies @page into a free staging slot for @owner and posts it for the
- * agent to compress with @algorithm.  A full ring closes admission for a
- * written page (no batch); the writer counts what it does next.
+ * Copies @page into a free staging slot for @req and posts it for the agent
+ * to compress.  A full ring closes admission for a written page that
+ * admission let through; the writer counts what it does next.
  */
-static int ozram_ring_post(const struct ozram_ring_owner *owner,
-			   struct page *page, int algorithm,
-			   struct ozram_stage_ref *ref)
+int ozram_ring_stage(struct ozram_ring_req *req, struct page *page)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	struct ozram_ring_mem *a;
 	struct ozram_ring_sqe sqe;
+	int algorithm = req->algorithm;
 	u32 slot, gen;
 	void *src;
 
@@ -188,13 +186,16 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 	if (r->sq_tail - ozram_ring_read_sq_head(a) >= r->geo.sq_entries ||
 	    !ozram_ring_slots_get(&r->slots, jiffies, algorithm, &slot, &gen)) {
 		/* Writers stop trying until the agent drains (admission). */
-		if (!owner->batch)
+		if (req->admission)
 			ozram_ring_admit_close();
 		spin_unlock(&r->lock);
 		return -EBUSY;
 	}
-	r->owners[slot] = *owner;
-	r->owners[slot].staged_ns = ozram_latency_start();
+	req->ref.ring_slot = slot;
+	req->ref.generation = gen;
+	req->staged_ns = ozram_latency_start();
+	req->from_reclaim = current->flags & PF_MEMALLOC;
+	r->reqs[slot] = *req;
 
 	src = kmap_local_page(page);
 	ozram_ring_write_staging(a, slot, src);
@@ -202,61 +203,21 @@ static int ozram_ring_post(const struct ozram_ring_owner *owner,
 
 	sqe.slot = slot;
 	sqe.generation = gen;
-	sqe.device_id = owner->oz->id;
+	sqe.device_id = req->oz->id;
 	sqe.flags = algorithm;
 	ozram_ring_write_sqe(a, &r->geo, r->sq_tail, &sqe);
 	ozram_ring_publish_sq_tail(a, ++r->sq_tail);
 	spin_unlock(&r->lock);
 
-	ref->ring_slot = slot;
-	ref->generation = gen;
-	trace_ozram_stage(owner->oz->id, owner->index, slot, gen, owner->batch);
 	ozram_ring_count(OZRAM_RING_STAT_SUBMITTED, 1);
 	wake_up_interruptible(&r->wait);
 	queue_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
 	return 0;
 }
 
-int ozram_ring_stage(struct ozram *oz, u32 index, struct page *page,
-		     int algorithm, struct ozram_stage_ref *ref)
-{
-	struct ozram_ring_owner owner = {
-		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
-		.from_reclaim = current->flags & PF_MEMALLOC,
-	};
-	int ret = ozram_ring_post(&owner, page, algorithm, ref);
-
-	if (ret)
-		trace_ozram_fallback(oz->id, index, ret);
-	return ret;
-}
-
-int ozram_ring_stage_parked(struct ozram *oz, u32 index, struct page *page,
-			    int algorithm, struct ozram_stage_ref *ref)
-{
-	struct ozram_ring_owner owner = {
-		.oz = oz, .index = index, .prio = OZRAM_PRIMARY_COMP,
-	};
-
-	/* No fallback event: the page stays parked, its writer long gone. */
-	return ozram_ring_post(&owner, page, algorithm, ref);
-}
-
 bool ozram_ring_attached(void)
 {
 	return READ_ONCE(ozram_ring.attached);
-}
-
-int ozram_ring_stage_recompress(struct ozram_recomp_batch *batch, u32 index,
-				struct page *page, int algorithm)
-{
-	struct ozram_ring_owner owner = {
-		.oz = ozram_recomp_device(batch), .index = index,
-		.prio = ozram_recomp_priority(batch), .batch = batch,
-	};
-	struct ozram_stage_ref ref;
-
-	return ozram_ring_post(&owner, page, algorithm, &ref);
 }
 
 u32 ozram_ring_capacity(void)
@@ -273,17 +234,12 @@ void ozram_ring_release(u32 slot)
 	spin_lock(&r->lock);
 	if (!WARN_ON_ONCE(r->slots.states[slot] == OZRAM_RING_SLOT_FREE)) {
 		ozram_ring_slots_put(&r->slots, slot);
-		r->owners[slot].oz = NULL;
+		r->reqs[slot].ops = NULL;
 		__clear_bit(slot, r->to_store);
 	}
 	spin_unlock(&r->lock);
 }
 
-/*
- * Clears the staged copy of a page that is going away for good (its device
- * is being reset), so that no agent reads it from the slot once it is free.
- * The caller holds the page's device slot lock and releases the slot next.
- */
 void ozram_ring_forget(u32 slot)
 {
 	struct ozram_ring_state *r = &ozram_ring;
@@ -295,10 +251,6 @@ void ozram_ring_forget(u32 slot)
 	spin_unlock(&r->lock);
 }
 
-/*
- * The caller holds the lock of the device slot that points at ref's ring
- * slot, so the ring slot can be neither released nor staged again.
- */
 bool ozram_ring_stage_current(const struct ozram_stage_ref *ref)
 {
 	return ozram_ring_slots_current(&ozram_ring.slots, ref->ring_slot,
@@ -306,8 +258,8 @@ bool ozram_ring_stage_current(const struct ozram_stage_ref *ref)
 }
 
 /*
- * Valid while the caller holds the device slot lock of the staged page (an
- * RCU reader: preemption is off) or reap_mutex.
+ * A device slot lock is a bit spinlock, so its holder is an RCU reader;
+ * an op runs under reap_mutex.
  */
 const void *ozram_ring_staged_data(u32 slot)
 {

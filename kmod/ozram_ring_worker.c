@@ -2,9 +2,10 @@
 /*
  * ozram offload ring: the two workers, on one WQ_MEM_RECLAIM workqueue.
  * The time-out worker reaps what the agent posted without a doorbell and
- * takes back the pages it held too long; the store worker compresses and
- * stores, one page per hold of reap_mutex, the pages taken back, drained,
- * or deferred because storing them needed reclaim in the agent's context.
+ * takes back the pages it held too long; the store worker hands to their
+ * owners' ->failed, one page per hold of reap_mutex, the pages taken back,
+ * drained, or deferred because storing them needed reclaim in the agent's
+ * context.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
@@ -21,8 +22,8 @@
 /*
  * In the agent's context storage that needs reclaim is not waited for: the
  * agent serves the memory pressure that reclaim would wait on.  The slot
- * goes to the store worker, which compresses the staged copy again and may
- * reclaim.
+ * goes to the store worker, whose ->failed compresses the staged copy again
+ * and may reclaim.
  */
 void ozram_ring_defer(u32 slot)
 {
@@ -38,7 +39,7 @@ void ozram_ring_defer(u32 slot)
 /*
  * Takes back the slots in flight (all of them, or those past the age the
  * slot rules give): they leave flight at once, and the store worker
- * compresses them in the kernel, one at a time, so that the agent's
+ * hands them to their owners, one at a time, so that the agent's
  * doorbell never waits for a whole pass.  reap_mutex held.
  * Return: whether slots remain in flight.
  */
@@ -63,9 +64,9 @@ bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter)
 	for (slot = 0; slot < r->slots.nr; slot++) {
 		switch (ozram_ring_slots_take_back(&r->slots, slot, now, age)) {
 		case OZRAM_RING_TAKEN_BACK:
-			ozram_latency_ring_taken_back(r->owners[slot].oz,
-						      r->owners[slot].index, slot,
-						      all, r->owners[slot].staged_ns);
+			ozram_latency_ring_taken_back(r->reqs[slot].oz,
+						      r->reqs[slot].index, slot,
+						      all, r->reqs[slot].staged_ns);
 			__set_bit(slot, r->to_store);
 			n++;
 			break;
@@ -101,12 +102,11 @@ void ozram_ring_timeout_fn(struct work_struct *work)
 				   ozram_ring_timeout() / 2 + 1);
 }
 
-/* Stores the slots queued in to_store, one at a time. */
+/* Hands the slots queued in to_store to their owners, one at a time. */
 void ozram_ring_store_fn(struct work_struct *work)
 {
 	struct ozram_ring_state *r = &ozram_ring;
-	struct ozram_ring_owner owner;
-	struct ozram_stage_ref ref;
+	struct ozram_ring_req req;
 	bool kept;
 	u32 slot;
 
@@ -123,15 +123,11 @@ void ozram_ring_store_fn(struct work_struct *work)
 		__clear_bit(slot, r->to_store);
 		/* Released slots leave the bitmap: this is still the page. */
 		kept = r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
-		       r->owners[slot].oz;
-		owner = r->owners[slot];
-		ref.ring_slot = slot;
-		ref.generation = r->slots.generations[slot];
+		       r->reqs[slot].ops;
+		req = r->reqs[slot];
 		spin_unlock(&r->lock);
-		if (kept && owner.batch)
-			ozram_ring_finish_recompress(slot, &owner, NULL);
-		else if (kept)
-			ozram_ring_store_inline(slot, &owner, &ref, true);
+		if (kept)
+			ozram_ring_fail(&req, true);
 		mutex_unlock(&r->reap_mutex);
 		cond_resched();
 	}
@@ -144,14 +140,14 @@ void ozram_ring_retry_held(struct ozram *oz)
 
 	lockdep_assert_not_held(&oz->init_lock);
 	/*
-	 * Stores run under reap_mutex, so with it held a slot the kernel
-	 * keeps and that waits for no store is one whose store failed.
+	 * Ops run under reap_mutex, so with it held a slot the kernel keeps
+	 * and that waits for no op is one whose owner could not store it.
 	 */
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
 	for (slot = 0; slot < r->slots.nr; slot++) {
 		if (r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
-		    r->owners[slot].oz == oz && !r->owners[slot].batch &&
+		    r->reqs[slot].ops && r->reqs[slot].oz == oz &&
 		    !test_bit(slot, r->to_store)) {
 			__set_bit(slot, r->to_store);
 			n++;

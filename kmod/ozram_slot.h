@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ozram slot table: accessors of the per-page slots, for the data path
- * (ozram_io*.c), the only code that writes the table.  Every helper that reads or changes a
- * slot needs the slot's bit spinlock, taken with ozram_slot_lock(), except
- * while the device is being set up or torn down.
+ * ozram slot table: one slot per page of a device, and the rules of what a
+ * slot may hold.
+ *
+ * The writers of the table are the data path's files, ozram_io*.c, and no
+ * other code: only they include this header.  Everything else reaches the
+ * slots through the functions of ozram_io.h.  Every helper below needs the
+ * slot's bit spinlock, taken with ozram_slot_lock(), except while the
+ * device is being set up or torn down.
  */
 #ifndef OZRAM_SLOT_H
 #define OZRAM_SLOT_H
@@ -46,7 +50,7 @@ enum ozram_slot_flag {
 	OZRAM_SLOT_RECOMPRESSING,
 	/*
 	 * The page is on the backing device: element holds its block
-	 * (ozram_io_wb.c).  Nothing is in memory.
+	 * (ozram_io_wb*.c).  Nothing is in memory.
 	 */
 	OZRAM_SLOT_WB,
 	/*
@@ -141,6 +145,24 @@ static inline bool ozram_slot_allocated(struct ozram *oz, u32 index)
 	       ozram_test_flag(oz, index, OZRAM_SLOT_SAME) ||
 	       ozram_test_flag(oz, index, OZRAM_SLOT_WB) ||
 	       ozram_test_flag(oz, index, OZRAM_SLOT_STAGED);
+}
+
+/*
+ * Whether slot @index holds a settled object in memory: compressed data
+ * or the raw page, stored for good, that recompression and writeback may
+ * take.  Not a page that waits for the agent (staged, parked), nor a
+ * repeated word, nor a page on or going to the backing device, nor one
+ * being recompressed.
+ */
+static inline bool ozram_slot_settled(struct ozram *oz, u32 index)
+{
+	return ozram_get_obj_size(oz, index) &&
+	       !(oz->table[index].flags & (BIT(OZRAM_SLOT_STAGED) |
+					   BIT(OZRAM_SLOT_PARKED) |
+					   BIT(OZRAM_SLOT_SAME) |
+					   BIT(OZRAM_SLOT_WB) |
+					   BIT(OZRAM_SLOT_UNDER_WB) |
+					   BIT(OZRAM_SLOT_RECOMPRESSING)));
 }
 
 static inline u32 ozram_get_priority(struct ozram *oz, u32 index)

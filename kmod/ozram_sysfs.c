@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram sysfs: the per-device attributes in /sys/block/ozramN/.  The
- * control class (hot_add, hot_remove) is in ozram_control.c.
+ * ozram sysfs: the per-device attributes in /sys/block/ozramN/, but those
+ * of writeback (ozram_sysfs_wb.c).  The control class (hot_add,
+ * hot_remove) is in ozram_control.c.
  *
  * Names, formats and error codes follow zram's (Documentation/ABI/).
  */
@@ -16,16 +17,12 @@
 #include <linux/sysfs.h>
 #include <linux/zsmalloc.h>
 
-#include "ozram_drv.h"
+#include "ozram_devices.h"
 #include "ozram_io.h"
 #include "ozram_latency.h"
 #include "ozram_recomp.h"
 #include "ozram_ring_api.h"
-
-static struct ozram *dev_to_ozram(struct device *dev)
-{
-	return dev_to_disk(dev)->private_data;
-}
+#include "ozram_snapshot.h"
 
 /*
  * A write that holds a NUL byte is refused whole: the parsers below would
@@ -348,8 +345,9 @@ static ssize_t mem_used_max_store(struct device *dev,
 
 	down_read(&oz->init_lock);
 	if (ozram_init_done(oz))
-		atomic_long_set(&oz->stats.max_used_pages,
-				zs_get_total_pages(oz->mem_pool));
+		ozram_stat_set(oz, OZRAM_STAT_MEM_USED_MAX,
+			       (u64)zs_get_total_pages(oz->mem_pool) <<
+			       PAGE_SHIFT);
 	up_read(&oz->init_lock);
 	return len;
 }
@@ -393,205 +391,23 @@ static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
 	return ret;
 }
 
-/* ---- writeback (ozram_io_wb.c) ---------------------------------------- */
-
-static ssize_t backing_dev_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return ozram_wb_show_backing(dev_to_ozram(dev), buf);
-}
-
-/* A path, with or without a trailing newline: only before disksize. */
-static ssize_t backing_dev_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *buf, size_t len)
-{
-	char *path;
-	int ret;
-
-	if (ozram_sysfs_has_nul(buf, len))
-		return -EINVAL;
-	path = kstrndup(buf, len, GFP_KERNEL);
-	if (!path)
-		return -ENOMEM;
-	if (len && path[len - 1] == '\n')
-		path[len - 1] = '\0';
-	ret = ozram_wb_set_backing(dev_to_ozram(dev), path);
-	kfree(path);
-	return ret ? ret : len;
-}
-
-static ssize_t writeback_store(struct device *dev,
-			       struct device_attribute *attr, const char *buf,
-			       size_t len)
-{
-	int ret;
-
-	if (ozram_sysfs_has_nul(buf, len))
-		return -EINVAL;
-	ret = ozram_writeback(dev_to_ozram(dev), buf);
-	return ret ? ret : len;
-}
-
-static ssize_t writeback_limit_enable_show(struct device *dev,
-					   struct device_attribute *attr,
-					   char *buf)
-{
-	struct ozram *oz = dev_to_ozram(dev);
-	bool val;
-
-	spin_lock(&oz->wb_limit_lock);
-	val = oz->wb_limit_enable;
-	spin_unlock(&oz->wb_limit_lock);
-	return sysfs_emit(buf, "%d\n", val);
-}
-
-/* As zram: any number, non-zero enables. */
-static ssize_t writeback_limit_enable_store(struct device *dev,
-					    struct device_attribute *attr,
-					    const char *buf, size_t len)
-{
-	struct ozram *oz = dev_to_ozram(dev);
-	u64 val;
-
-	if (ozram_sysfs_has_nul(buf, len) || kstrtoull(buf, 10, &val))
-		return -EINVAL;
-	spin_lock(&oz->wb_limit_lock);
-	oz->wb_limit_enable = val;
-	spin_unlock(&oz->wb_limit_lock);
-	return len;
-}
-
-static ssize_t writeback_limit_show(struct device *dev,
-				    struct device_attribute *attr, char *buf)
-{
-	struct ozram *oz = dev_to_ozram(dev);
-	u64 val;
-
-	spin_lock(&oz->wb_limit_lock);
-	val = oz->bd_wb_limit;
-	spin_unlock(&oz->wb_limit_lock);
-	return sysfs_emit(buf, "%llu\n", val);
-}
-
-/* In 4 KiB units, as zram's. */
-static ssize_t writeback_limit_store(struct device *dev,
-				     struct device_attribute *attr,
-				     const char *buf, size_t len)
-{
-	struct ozram *oz = dev_to_ozram(dev);
-	u64 val;
-
-	if (ozram_sysfs_has_nul(buf, len) || kstrtoull(buf, 10, &val))
-		return -EINVAL;
-	spin_lock(&oz->wb_limit_lock);
-	oz->bd_wb_limit = val;
-	spin_unlock(&oz->wb_limit_lock);
-	return len;
-}
-
-static ssize_t compressed_writeback_show(struct device *dev,
-					 struct device_attribute *attr,
-					 char *buf)
-{
-	return sysfs_emit(buf, "%d\n",
-			  READ_ONCE(dev_to_ozram(dev)->wb_compressed));
-}
-
 /*
- * A boolean (1/0, y/n, on/off), taken by the next writeback pass; pages
- * already on the backing device keep the form they were written in.
+ * The files of a device's numbers: zram's four, in zram's format, and
+ * ozram's own backend_stat (ozram_snapshot.c).
  */
-static ssize_t compressed_writeback_store(struct device *dev,
-					  struct device_attribute *attr,
-					  const char *buf, size_t len)
-{
-	bool val;
+#define OZRAM_STAT_ATTR(file)						\
+static ssize_t file##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return ozram_stat_show(dev_to_ozram(dev), OZRAM_FILE_##file, buf); \
+}									\
+static DEVICE_ATTR_RO(file)
 
-	if (ozram_sysfs_has_nul(buf, len) || kstrtobool(buf, &val))
-		return -EINVAL;
-	WRITE_ONCE(dev_to_ozram(dev)->wb_compressed, val);
-	return len;
-}
-
-/* zram's three counters, in 4 KiB units (pages on 4 KiB-page systems). */
-static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	struct ozram_snapshot s;
-	u64 unit = 1 << (PAGE_SHIFT - 12);
-
-	ozram_snapshot(dev_to_ozram(dev), &s);
-	return sysfs_emit(buf, "%8llu %8llu %8llu\n", s.bd_count * unit,
-			  s.bd_reads * unit, s.bd_writes * unit);
-}
-
-static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	struct ozram_snapshot s;
-
-	ozram_snapshot(dev_to_ozram(dev), &s);
-	/* zram's nine numbers, then the pages and bytes recompression saved. */
-	return sysfs_emit(buf,
-			  "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
-			  s.orig_data_size, s.compr_data_size,
-			  s.mem_used_total, s.mem_limit, s.mem_used_max,
-			  s.same_pages, s.pages_compacted, s.huge_pages,
-			  s.huge_pages_since, s.recompressed_pages,
-			  s.recompress_saved);
-}
-
-static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	struct ozram_snapshot s;
-
-	ozram_snapshot(dev_to_ozram(dev), &s);
-	return sysfs_emit(buf, "%8llu %8llu %8llu %8llu\n", s.failed_reads,
-			  s.failed_writes, s.invalid_io, s.notify_free);
-}
-
-static ssize_t debug_stat_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	struct ozram_snapshot s;
-
-	ozram_snapshot(dev_to_ozram(dev), &s);
-	return sysfs_emit(buf, "version: 1\n%8llu %8llu\n", s.writestall,
-			  s.miss_free);
-}
-
-static ssize_t backend_stat_show(struct device *dev,
-				 struct device_attribute *attr, char *buf)
-{
-	struct ozram_snapshot s;
-	int len, i;
-
-	ozram_snapshot(dev_to_ozram(dev), &s);
-	len = sysfs_emit(buf,
-			 "kernel_lz4: %llu\nagent_cpu: %llu\nagent_gpu: %llu\nsame_filled: %llu\nhuge: %llu\nstaged: %llu\nagent: %s\nagent_pid: %u\n",
-			 s.source_pages[OZRAM_SRC_KERNEL],
-			 s.source_pages[OZRAM_SRC_AGENT_CPU],
-			 s.source_pages[OZRAM_SRC_AGENT_GPU], s.same_pages,
-			 s.huge_pages, s.staged_pages,
-			 s.agent_attached ? "attached" : "detached",
-			 s.agent_pid);
-	for (i = 0; i < OZRAM_RING_STATS_AFTER_RECOMPRESS; i++)
-		len += sysfs_emit_at(buf, len, "%s: %llu\n",
-				     ozram_ring_stat_keys[i], s.ring[i]);
-	len += sysfs_emit_at(buf, len,
-			     "recompressed: %llu\nrecompress_saved: %llu\n",
-			     s.recompressed_pages, s.recompress_saved);
-	len += sysfs_emit_at(buf, len, "writeback_failed: %llu\n",
-			     s.bd_write_failed);
-	for (; i < OZRAM_RING_NR_STATS; i++)
-		len += sysfs_emit_at(buf, len, "%s: %llu\n",
-				     ozram_ring_stat_keys[i], s.ring[i]);
-	len += sysfs_emit_at(buf, len, "parked: %llu\nparked_total: %llu\n",
-			     s.parked_pages, s.parked_total);
-	return len;
-}
+OZRAM_STAT_ATTR(mm_stat);
+OZRAM_STAT_ATTR(io_stat);
+OZRAM_STAT_ATTR(debug_stat);
+OZRAM_STAT_ATTR(bd_stat);
+OZRAM_STAT_ATTR(backend_stat);
 
 static DEVICE_ATTR_RW(disksize);
 static DEVICE_ATTR_RO(initstate);
@@ -604,16 +420,6 @@ static DEVICE_ATTR_WO(mem_limit);
 static DEVICE_ATTR_WO(mem_used_max);
 static DEVICE_ATTR_WO(compact);
 static DEVICE_ATTR_WO(idle);
-static DEVICE_ATTR_RO(mm_stat);
-static DEVICE_ATTR_RO(io_stat);
-static DEVICE_ATTR_RO(debug_stat);
-static DEVICE_ATTR_RO(backend_stat);
-static DEVICE_ATTR_RW(backing_dev);
-static DEVICE_ATTR_WO(writeback);
-static DEVICE_ATTR_RW(writeback_limit);
-static DEVICE_ATTR_RW(writeback_limit_enable);
-static DEVICE_ATTR_RO(bd_stat);
-static DEVICE_ATTR_RW(compressed_writeback);
 
 static ssize_t latency_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -639,12 +445,7 @@ static struct attribute *ozram_disk_attrs[] = {
 	&dev_attr_debug_stat.attr,
 	&dev_attr_backend_stat.attr,
 	&dev_attr_latency_stat.attr,
-	&dev_attr_backing_dev.attr,
-	&dev_attr_writeback.attr,
-	&dev_attr_writeback_limit.attr,
-	&dev_attr_writeback_limit_enable.attr,
 	&dev_attr_bd_stat.attr,
-	&dev_attr_compressed_writeback.attr,
 	NULL,
 };
 
@@ -654,5 +455,6 @@ static const struct attribute_group ozram_disk_group = {
 
 const struct attribute_group *ozram_disk_groups[] = {
 	&ozram_disk_group,
+	&ozram_wb_attr_group,
 	NULL,
 };

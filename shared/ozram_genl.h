@@ -11,14 +11,16 @@
  *           user; commands that change state need CAP_NET_ADMIN.
  * Sizes:    every counter is a u64 (NLA_U64, padded with OZRAM_ATTR_PAD).
  * Changes:  attributes and commands are only ever appended.  One that is
- *           retired keeps its number, gets an _UNUSED name, and is no longer
- *           sent; the kernel refuses it as input like any unknown attribute.
+ *           retired keeps its number, which nothing else takes, and is no
+ *           longer sent; the kernel refuses it as input like any unknown
+ *           attribute.  Version 2 moved the device's numbers into
+ *           OZRAM_ATTR_STATS, made from ozram_dev_stats.h.
  */
 #ifndef OZRAM_GENL_H
 #define OZRAM_GENL_H
 
 #define OZRAM_GENL_NAME		"ozram"
-#define OZRAM_GENL_VERSION	1
+#define OZRAM_GENL_VERSION	2
 
 enum ozram_genl_cmd {
 	OZRAM_CMD_UNSPEC,
@@ -35,10 +37,12 @@ enum ozram_genl_cmd {
 	 */
 	OZRAM_CMD_GET_STATS,
 	/*
-	 * Do, CAP_NET_ADMIN: reset the event counters (io_stat, debug_stat,
-	 * huge_pages_since) and restart mem_used_max from the current usage,
-	 * of one device (OZRAM_ATTR_DEV_ID) or of all of them.  Counters that
-	 * describe stored data are left alone.
+	 * Do, CAP_NET_ADMIN: restart from 0 every counter the module keeps
+	 * for a device (those of kind counter in ozram_dev_stats.h, but
+	 * compacted_pages_total, which the allocator keeps), restart
+	 * mem_used_max_bytes from the current usage and clear the latency
+	 * histograms, of one device (OZRAM_ATTR_DEV_ID) or of all of them.
+	 * Gauges, which describe the data stored, are left alone.
 	 */
 	OZRAM_CMD_RESET_STATS,
 	/*
@@ -62,47 +66,36 @@ enum ozram_genl_attr {
 	OZRAM_ATTR_INITSTATE,		/* u8: 1 when initialized */
 	OZRAM_ATTR_NUM_DEVICES,		/* u32: devices summed in a total */
 
-	/* mm_stat, same meaning and order as the sysfs file (bytes/pages) */
-	OZRAM_ATTR_ORIG_DATA_SIZE,	/* u64 bytes */
-	OZRAM_ATTR_COMPR_DATA_SIZE,	/* u64 bytes */
-	OZRAM_ATTR_MEM_USED_TOTAL,	/* u64 bytes */
-	OZRAM_ATTR_MEM_LIMIT,		/* u64 bytes, 0 = unlimited */
-	OZRAM_ATTR_MEM_USED_MAX,	/* u64 bytes */
-	OZRAM_ATTR_SAME_PAGES,		/* u64 pages */
-	OZRAM_ATTR_PAGES_COMPACTED,	/* u64 pages */
-	OZRAM_ATTR_HUGE_PAGES,		/* u64 pages */
-	OZRAM_ATTR_HUGE_PAGES_SINCE,	/* u64 pages */
-
-	/* io_stat */
-	OZRAM_ATTR_FAILED_READS,	/* u64 */
-	OZRAM_ATTR_FAILED_WRITES,	/* u64 */
-	OZRAM_ATTR_INVALID_IO,		/* u64 */
-	OZRAM_ATTR_NOTIFY_FREE,		/* u64 */
-
-	/* debug_stat */
-	OZRAM_ATTR_WRITESTALL,		/* u64 */
-	OZRAM_ATTR_MISS_FREE,		/* u64 */
-
-	/* backend_stat: pages currently stored, by the path that stored them */
-	OZRAM_ATTR_PAGES_KERNEL_LZ4,	/* u64: compressed by in-kernel LZ4 */
-	OZRAM_ATTR_PAGES_AGENT_CPU,	/* u64: compressed by the agent, CPU */
-	OZRAM_ATTR_PAGES_AGENT_GPU,	/* u64: compressed by the agent, GPU */
-	/* Retired: the same counts as OZRAM_ATTR_SAME_PAGES and _HUGE_PAGES. */
-	OZRAM_ATTR_PAGES_SAME_FILLED_UNUSED,
-	OZRAM_ATTR_PAGES_HUGE_UNUSED,
-	OZRAM_ATTR_AGENT_STATE,		/* u8: enum ozram_agent_state */
-
+	/*
+	 * 7 to 26: the device's numbers of version 1, one attribute each,
+	 * retired: they are in OZRAM_ATTR_STATS now.
+	 */
+	OZRAM_ATTR_AGENT_STATE = 27,	/* u8: enum ozram_agent_state */
 	OZRAM_ATTR_RING,		/* nest: enum ozram_ring_attr */
 	OZRAM_ATTR_AGENT_PID,		/* u32: tgid of the attached agent, 0 */
-	OZRAM_ATTR_PAGES_STAGED,	/* u64: pages waiting in the offload ring */
-	OZRAM_ATTR_PAGES_RECOMPRESSED,	/* u64: pages stored recompressed */
-	OZRAM_ATTR_RECOMPRESS_SAVED,	/* u64 bytes: saved by recompression */
-	OZRAM_ATTR_LATENCY,		/* nest: enum ozram_latency_attr */
-	OZRAM_ATTR_PAGES_PARKED,	/* u64: pages held raw for the agent */
-	OZRAM_ATTR_PARKED_TOTAL,	/* u64: pages parked since init */
+	/* 30 to 32: retired likewise. */
+	OZRAM_ATTR_LATENCY = 33,	/* nest: enum ozram_latency_attr */
+	/* 34 and 35: retired likewise. */
+	OZRAM_ATTR_STATS = 36,		/* nest: enum ozram_stat_attr */
 
 	__OZRAM_ATTR_MAX,
 	OZRAM_ATTR_MAX = __OZRAM_ATTR_MAX - 1
+};
+
+/*
+ * A device's numbers, nested in OZRAM_ATTR_STATS, all u64: one attribute
+ * per line of ozram_dev_stats.h, in its order.  A total over devices sums
+ * each.
+ */
+enum ozram_stat_attr {
+	OZRAM_STAT_ATTR_UNSPEC,
+	OZRAM_STAT_ATTR_PAD,
+#define OZRAM_DEV_STAT(attr, name, kind, file, help) OZRAM_STAT_ATTR_##attr,
+#include "ozram_dev_stats.h"
+#undef OZRAM_DEV_STAT
+
+	__OZRAM_STAT_ATTR_MAX,
+	OZRAM_STAT_ATTR_MAX = __OZRAM_STAT_ATTR_MAX - 1
 };
 
 /*

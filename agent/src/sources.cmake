@@ -2,6 +2,8 @@
 # cost model.  The GPU backend adds its own in src/gpu/sources.cmake.
 target_sources(ozram_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/page_compressor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/batch_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batch_result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diagnostics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/algorithm.cpp

@@ -43,12 +43,25 @@ inline std::vector<DeviceDecoded> decode_on_device(
     auto* device_pages = static_cast<std::uint8_t*>(allocate(slots.size()));
     auto* device_descriptors =
         static_cast<kernels::PageDescriptor*>(allocate(n * sizeof(kernels::PageDescriptor)));
+    auto* device_offsets = static_cast<std::uint32_t*>(allocate(n * sizeof(std::uint32_t)));
+    auto* device_destinations = static_cast<std::uint64_t*>(allocate(n * sizeof(std::uint64_t)));
+    std::vector<std::uint32_t> offsets(n);
+    std::vector<std::uint64_t> destinations(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        offsets[i] = static_cast<std::uint32_t>(i * PAGE_SIZE);
+        destinations[i] = reinterpret_cast<std::uint64_t>(device_pages + i * PAGE_SIZE);
+    }
     check(cudaMemcpy(device_slots, slots.data(), slots.size(), cudaMemcpyHostToDevice));
     check(cudaMemset(device_pages, 0xee, slots.size()));
     check(cudaMemcpy(device_descriptors, descriptors.data(), n * sizeof(kernels::PageDescriptor),
                      cudaMemcpyHostToDevice));
-    check(kernels::launch_decompress_pages(device_slots, device_descriptors, device_pages,
-                                           static_cast<std::uint32_t>(n), nullptr));
+    check(cudaMemcpy(device_offsets, offsets.data(), n * sizeof(std::uint32_t),
+                     cudaMemcpyHostToDevice));
+    check(cudaMemcpy(device_destinations, destinations.data(), n * sizeof(std::uint64_t),
+                     cudaMemcpyHostToDevice));
+    check(kernels::launch_decompress_pages(device_slots, device_offsets, device_descriptors,
+                                           device_destinations, static_cast<std::uint32_t>(n),
+                                           nullptr));
     check(cudaDeviceSynchronize());
     std::vector<std::uint8_t> pages(slots.size());
     check(cudaMemcpy(pages.data(), device_pages, pages.size(), cudaMemcpyDeviceToHost));
@@ -57,6 +70,8 @@ inline std::vector<DeviceDecoded> decode_on_device(
     cudaFree(device_slots);
     cudaFree(device_pages);
     cudaFree(device_descriptors);
+    cudaFree(device_offsets);
+    cudaFree(device_destinations);
 
     std::vector<DeviceDecoded> decoded(n);
     for (std::size_t i = 0; i < n; ++i) {

@@ -1,6 +1,10 @@
-// The slot pipeline: batches from 1 to 100,000 pages, more chunks than
-// slots, synchronous copies, and results reused across batches.
+// The pipeline: batches from 1 to 100,000 pages, more chunks than slots,
+// one batch at a time, results reused across batches, batches in flight,
+// and every kernel on the device.
+#include <deque>
+
 #include "gpu_test_support.hpp"
+#include "host_codec.hpp"
 
 namespace ozram::testing {
 namespace {
@@ -83,6 +87,122 @@ TEST_F(GpuPipeline, SeveralCompressorsShareTheDevice) {
     expect_round_trip(*a, pages);
     expect_round_trip(*b, pages);
     expect_round_trip(*a, pages);
+}
+
+// The agent's way: pages read in place, bytes written by the device into
+// registered output buffers, several batches in flight: every page right,
+// and the host copies nothing but reads a 16-byte descriptor a page.
+TEST_F(GpuPipeline, BatchesInFlightGoStraightIntoRegisteredOutputs) {
+    const auto pages = cycled(corpus_pages(100), 6000);
+    AlignedPages input(pages);
+    AlignedPages outputs(std::vector<Page>(pages.size()));
+    GpuBatchConfig config;
+    config.batch_size = 512;
+    auto gpu = GpuBatchCompressor::create(config);
+    ASSERT_TRUE(gpu->register_host_region(input.span()));
+    ASSERT_TRUE(gpu->register_output_region({outputs.page(0), pages.size() * PAGE_SIZE}));
+    const auto in = input.pointers();
+    std::vector<std::uint8_t*> out;
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        out.push_back(outputs.page(i));
+    std::vector<BatchResult> results((pages.size() + 511) / 512);
+    std::deque<std::pair<PageCompressor::Ticket, std::size_t>> in_flight;
+    std::size_t most_in_flight = 0;
+    for (std::size_t b = 0; b < results.size(); ++b) {
+        if (in_flight.size() == gpu->max_in_flight()) {
+            gpu->complete(in_flight.front().first);
+            in_flight.pop_front();
+        }
+        const std::size_t first = b * 512;
+        const std::size_t n = std::min<std::size_t>(512, pages.size() - first);
+        in_flight.emplace_back(gpu->submit(std::span(in).subspan(first, n),
+                                           std::span(out).subspan(first, n), results[b]),
+                               b);
+        most_in_flight = std::max(most_in_flight, in_flight.size());
+    }
+    while (!in_flight.empty()) {
+        gpu->complete(in_flight.front().first);
+        in_flight.pop_front();
+    }
+    EXPECT_EQ(most_in_flight, gpu->max_in_flight());
+    std::size_t wrong = 0;
+    for (std::size_t b = 0; b < results.size(); ++b) {
+        for (std::size_t i = 0; i < results[b].pages.size(); ++i) {
+            const std::size_t page = b * 512 + i;
+            const CompressedPage& stored = results[b].pages[i];
+            Page restored{};
+            const bool ok =
+                stored.encoding == PageEncoding::SameFilled ||
+                (stored.encoding == PageEncoding::Raw && stored.size == PAGE_SIZE) ||
+                (stored.encoding == PageEncoding::Lz4 &&
+                 LZ4_decompress_safe(reinterpret_cast<const char*>(out[page]),
+                                     reinterpret_cast<char*>(restored.data()),
+                                     static_cast<int>(stored.size), PAGE_SIZE) == PAGE_SIZE &&
+                 restored == pages[page]);
+            wrong += ok ? 0 : 1;
+        }
+    }
+    EXPECT_EQ(wrong, 0u);
+    const GpuHostWork work = gpu->host_work();
+    EXPECT_EQ(work.bytes_copied, 0u);
+    EXPECT_EQ(work.descriptor_bytes, pages.size() * 16);
+    EXPECT_EQ(work.pages_in_place, pages.size());
+    EXPECT_EQ(work.outputs_in_place, pages.size());
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
+}
+
+// Decompression from a registered payload into registered pages: one DMA of
+// compressed bytes up, pages written by the device where they belong.
+TEST_F(GpuPipeline, DecompressionGoesStraightBetweenRegisteredAreas) {
+    const auto pages = cycled(corpus_pages(100), 3000);
+    GpuBatchConfig config;
+    config.batch_size = 1024;
+    auto gpu = GpuBatchCompressor::create(config);
+    BatchResult batch;
+    gpu->compress(pointers_to(pages), batch);
+    ASSERT_EQ(count_wrong_pages(batch, pages), 0u);
+    batch.payload.reserve(batch.payload.size() + PAGE_SIZE);
+    ASSERT_TRUE(gpu->register_host_region({batch.payload.data(), batch.payload.size()}));
+    AlignedPages restored(std::vector<Page>(pages.size()));
+    ASSERT_TRUE(gpu->register_output_region({restored.page(0), pages.size() * PAGE_SIZE}));
+    std::vector<std::uint8_t*> into;
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        into.push_back(restored.page(i));
+    const std::uint64_t copied_before = gpu->host_work().bytes_copied;
+    gpu->decompress(batch, into);
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(gpu->host_work().bytes_copied, copied_before) << "the host copied bytes";
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
+}
+
+// Every kernel the backend carries runs on the device and gives byte for
+// byte what the host emulation of its source gives.
+TEST_F(GpuPipeline, EveryKernelEqualsItsHostEmulation) {
+    const auto pages = corpus_pages(300);
+    for (const GpuCompressKernel kernel : ALL_GPU_COMPRESS_KERNELS) {
+        SCOPED_TRACE(std::string(to_string(kernel)));
+        GpuBatchConfig config;
+        config.kernel = kernel;
+        auto gpu = GpuBatchCompressor::create(config);
+        BatchResult batch;
+        gpu->compress(pointers_to(pages), batch);
+        EXPECT_EQ(count_wrong_pages(batch, pages), 0u);
+        std::size_t differing = 0;
+        for (std::size_t i = 0; i < pages.size(); ++i) {
+            const auto host = compress_on_host(pages[i], DEFAULT_HUGE_THRESHOLD,
+                                               kernels::LaneOrder::Ascending, kernel);
+            const CompressedPage& page = batch.pages[i];
+            const auto bytes = page.encoding == PageEncoding::Lz4
+                                   ? batch.bytes(page)
+                                   : std::span<const std::uint8_t>(host.bytes);
+            if (page.encoding != host.descriptor.encoding || page.size != host.descriptor.size ||
+                !std::equal(bytes.begin(), bytes.end(), host.bytes.begin(), host.bytes.end()))
+                ++differing;
+        }
+        EXPECT_EQ(differing, 0u);
+        EXPECT_EQ(gpu->fallback_batches(), 0u) << "the CPU, not the GPU, did the work";
+    }
 }
 
 }  // namespace

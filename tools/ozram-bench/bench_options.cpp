@@ -1,6 +1,7 @@
 #include "bench_options.hpp"
 
 #include <limits>
+#include <string>
 
 #include "cli/arguments.hpp"
 #include "cli/integer_option.hpp"
@@ -19,10 +20,16 @@ BackendChoice parse_backend(std::string_view name, std::string_view text) {
     if (text == "gpu") {
         return BackendChoice::Gpu;
     }
+    if (text == "kernels") {
+        return BackendChoice::Kernels;
+    }
+    if (text == "warp-steps") {
+        return BackendChoice::WarpSteps;
+    }
     if (text == "all") {
         return BackendChoice::All;
     }
-    throw cli::bad_value(name, "cpu, scalar, gpu or all", text);
+    throw cli::bad_value(name, "cpu, scalar, gpu, kernels, warp-steps or all", text);
 }
 
 Algorithm parse_algorithm_name(std::string_view name, std::string_view text) {
@@ -39,10 +46,11 @@ constexpr unsigned MAX_THREADS = 4096;
 }  // namespace
 
 std::string usage_text() {
-    return R"(Usage: ozram-bench --input FILE [--algorithm NAME]
-                   [--backend cpu|scalar|gpu|all] [--threads N]
+    return std::string() + R"(Usage: ozram-bench --input FILE [--algorithm NAME]
+                   [--backend cpu|scalar|gpu|kernels|warp-steps|all] [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
-                   [--huge-threshold BYTES] [--json|--csv]
+                   [--huge-threshold BYTES] [--gpu-kernel NAME] [--gpu-slots N]
+                   [--shuffle] [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
@@ -62,10 +70,31 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      leaves gpu out and --backend gpu is a usage error
   --backend B        cpu (liblz4 on a thread pool), scalar (one thread), gpu,
                      or all (default: all; gpu is left out without a GPU).
-                     gpu gives two rows: gpu reads the pages in place from
-                     the corpus registered with the CUDA driver (pinned),
-                     gpu-copy copies them into pinned buffers first; then
-                     pcie-h2d and pcie-d2h, the pinned copy bandwidth
+                     gpu gives these rows: gpu, the backend as the agent
+                     uses it (the corpus registered with the CUDA driver and
+                     read in place, compressed bytes written by the device
+                     into registered 4 KiB output buffers, 4 batches in
+                     flight); gpu-copy, with every page copied into pinned
+                     buffers and the bytes copied out by the host; one
+                     kernel-NAME row per compression kernel, the kernels
+                     alone on the corpus in device memory (compress: the
+                     compression kernel; decompress: the decompression
+                     kernel on its blocks); and pcie-h2d and pcie-d2h, the
+                     pinned copy bandwidth.  kernels: the kernel-NAME rows
+                     alone.  warp-steps: no GPU needed: each kernel's source
+                     runs on the host through the emulated warp, which
+                     counts warp-steps a page (steps-NAME rows, every block
+                     checked with liblz4; use --max-pages, it is slow)
+  --gpu-kernel NAME  the compression kernel of the gpu and gpu-copy rows:
+                     window-12, window-11, window-10 or reprobe (default
+                     )" +
+           std::string(to_string(DEFAULT_GPU_COMPRESS_KERNEL)) + R"()
+  --gpu-slots N      batches in flight of the gpu and gpu-copy rows, 1..64
+                     (default 4)
+  --shuffle          take the pages in a fixed random order, as a ring's
+                     staging slots come: for the gpu row, pages scattered
+                     over the registered corpus are read by the gather kernel
+                     instead of DMA
   --threads N        threads of cpu and of the library's N-thread row
                      (default: every core)
   --batch PAGES      pages per batch (default 1024)
@@ -117,6 +146,19 @@ Options parse_options(const std::vector<std::string>& args) {
         } else if (name == "--huge-threshold") {
             options.huge_threshold =
                 cli::parse_integer_option(name, arguments.value(), std::size_t{1}, PAGE_SIZE);
+        } else if (name == "--gpu-kernel") {
+            const std::string_view text = arguments.value();
+            const auto kernel = parse_gpu_compress_kernel(text);
+            if (!kernel) {
+                throw cli::bad_value(name, "window-12, window-11, window-10 or reprobe", text);
+            }
+            options.gpu_kernel = *kernel;
+        } else if (name == "--shuffle") {
+            arguments.flag();
+            options.shuffled = true;
+        } else if (name == "--gpu-slots") {
+            options.gpu_slots =
+                cli::parse_integer_option(name, arguments.value(), std::size_t{1}, std::size_t{64});
         } else if (name == "--json" || name == "--csv") {
             arguments.flag();
             const auto format = name == "--json" ? OutputFormat::Json : OutputFormat::Csv;
@@ -134,7 +176,9 @@ Options parse_options(const std::vector<std::string>& args) {
     if (!options.help && !options.print_crossover && options.input.empty()) {
         throw cli::UsageError("no corpus given (--input FILE)");
     }
-    if (options.backend == BackendChoice::Gpu && options.algorithm != Algorithm::Lz4) {
+    if ((options.backend == BackendChoice::Gpu || options.backend == BackendChoice::Kernels ||
+         options.backend == BackendChoice::WarpSteps) &&
+        options.algorithm != Algorithm::Lz4) {
         throw cli::UsageError("the gpu backend compresses only lz4");
     }
     return options;

@@ -8,10 +8,12 @@
 
 #include "ozram/algorithm.hpp"
 #include "ozram/backend.hpp"
+#include "ozram/gpu.hpp"
+#include "ozram/gpu_kernel.hpp"
 
 namespace ozram::bench {
 
-enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, All };
+enum class BackendChoice : std::uint8_t { Cpu, Scalar, Gpu, Kernels, WarpSteps, All };
 enum class OutputFormat : std::uint8_t { Table, Json, Csv };
 
 struct Options {
@@ -26,6 +28,13 @@ struct Options {
     // The largest compressed block kept (in any format); a page whose block
     // is longer is stored raw (zram's rule).
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;
+    // The compression kernel of the gpu rows; the kernel rows time them all.
+    GpuCompressKernel gpu_kernel = DEFAULT_GPU_COMPRESS_KERNEL;
+    // Pages in a fixed random order instead of the corpus's: a ring's slots
+    // are handed to the agent in the order they were freed.
+    bool shuffled = false;
+    // Batches in flight of the gpu rows (GpuBatchConfig::ring_buffer_slots).
+    std::size_t gpu_slots = GpuBatchConfig{}.ring_buffer_slots;
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
     bool help = false;

@@ -11,6 +11,10 @@
 #include "ozram/algorithm.hpp"
 #include "ozram/backend.hpp"
 
+namespace ozram {
+class GpuBatchCompressor;
+}
+
 namespace ozram::bench {
 
 // One pass over the corpus.
@@ -46,6 +50,13 @@ class Codec {
                                                         std::unique_ptr<PageCompressor> compressor,
                                                         unsigned threads,
                                                         Algorithm algorithm = Algorithm::Lz4);
+
+// The GPU backend as the agent uses it ("gpu"): pages read in place from
+// registered memory, compressed bytes written by the device straight into
+// registered 4 KiB output buffers, several batches in flight (gpu_codec.cpp).
+// The caller has registered the corpus with `gpu`.
+[[nodiscard]] std::unique_ptr<Codec> make_gpu_codec(std::string name,
+                                                    std::unique_ptr<GpuBatchCompressor> gpu);
 
 // The reference for a format: its own library alone on every page, fanned
 // out over `threads` std::threads per batch (threads started per batch, one

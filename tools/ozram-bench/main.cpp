@@ -1,9 +1,11 @@
 // ozram-bench: ozram's backends against liblz4 on a corpus of real pages.
 // See Documentation/tools.md and Documentation/performance.md.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -14,12 +16,14 @@
 #include "cli/usage_error.hpp"
 #include "codec.hpp"
 #include "corpus.hpp"
+#include "kernel_bench.hpp"
 #include "measurement.hpp"
 #include "ozram/cost_model.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
 #include "pcie_bandwidth.hpp"
 #include "report.hpp"
+#include "warp_steps.hpp"
 
 namespace {
 
@@ -65,10 +69,11 @@ int print_crossover() {
 }
 
 // The GPU codecs, or none (with the reason on stderr) when there is no GPU:
-//   gpu       reads the corpus where it lies, registered with the driver:
-//             pinned host pages in, as the ring's staging area is read;
-//   gpu-copy  copies each page into a pinned buffer first, as for memory
-//             the driver cannot register.
+//   gpu       the backend as the agent uses it: the corpus registered with
+//             the driver and read in place (pinned host pages in), bytes
+//             written by the device into registered output buffers;
+//   gpu-copy  every page copied into a pinned buffer and every block copied
+//             out by the host, as for memory the driver cannot register.
 // `in_place` is set to the first, which must read every page in place.
 std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, const Corpus& corpus,
                                                     const GpuBatchCompressor*& in_place) {
@@ -79,12 +84,14 @@ std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, cons
         return codecs;
     }
     const GpuBatchConfig config{.batch_size = options.batch,
-                                .huge_threshold = options.huge_threshold};
+                                .ring_buffer_slots = options.gpu_slots,
+                                .huge_threshold = options.huge_threshold,
+                                .kernel = options.gpu_kernel};
     try {
         auto gpu = GpuBatchCompressor::create(config);
         if (gpu->register_host_region(corpus.bytes())) {
             in_place = gpu.get();
-            codecs.push_back(make_library_codec("gpu", std::move(gpu), 0));
+            codecs.push_back(make_gpu_codec("gpu", std::move(gpu)));
         } else {
             std::cerr << "ozram-bench: gpu (in place): skipped: the driver cannot register "
                          "the corpus mapping\n";
@@ -152,6 +159,26 @@ int run(const Options& options) {
 
     // Before the codecs: the GPU's registration of it ends with them.
     const Corpus corpus(options.input, options.max_pages);
+    if (options.backend == BackendChoice::Kernels || options.backend == BackendChoice::WarpSteps) {
+        const auto threshold = static_cast<std::uint32_t>(options.huge_threshold);
+        auto rows = options.backend == BackendChoice::WarpSteps
+                        ? measure_warp_steps(corpus.pages(), threshold)
+                        : measure_kernels(corpus.pages(), ALL_GPU_COMPRESS_KERNELS, options.repeats,
+                                          threshold);
+        if (rows.empty()) {
+            std::cerr << "ozram-bench: --backend kernels needs a GPU\n";
+            return cli::EXIT_USAGE;
+        }
+        write_rows(options, corpus, threads, rows);
+        for (const auto& row : rows) {
+            if (row.mismatches != 0) {
+                std::cerr << "ozram-bench: " << row.backend << ": " << row.mismatches
+                          << " page(s) wrong\n";
+                return EXIT_MISMATCH_OR_ERROR;
+            }
+        }
+        return 0;
+    }
     std::vector<std::unique_ptr<Codec>> codecs;
     const GpuBatchCompressor* in_place = nullptr;
     const Algorithm algorithm = options.algorithm;
@@ -188,8 +215,16 @@ int run(const Options& options) {
     for (const auto& codec : codecs) {
         order.push_back(codec.get());
     }
-    auto rows = measure_codecs(order, corpus.pages(), options.batch, options.repeats);
+    std::vector<const std::uint8_t*> pages(corpus.pages().begin(), corpus.pages().end());
+    if (options.shuffled) {
+        std::shuffle(pages.begin(), pages.end(), std::mt19937_64(1));
+    }
+    auto rows = measure_codecs(order, pages, options.batch, options.repeats);
     if (codecs.front()->name().starts_with("gpu")) {
+        for (auto& row : measure_kernels(corpus.pages(), ALL_GPU_COMPRESS_KERNELS, options.repeats,
+                                         static_cast<std::uint32_t>(options.huge_threshold))) {
+            rows.push_back(std::move(row));
+        }
         for (auto& row : copy_rows(options)) {
             rows.push_back(std::move(row));
         }

@@ -29,6 +29,8 @@ struct Measurement {
     // GPU rows only (0 elsewhere): input bytes over the device time of the
     // compression kernel alone, without copies or host work; median.
     double kernel_gbps = 0;
+    // steps-* rows only: warp-steps a page in the host emulation.
+    double warp_steps_per_page = 0;
     std::uint64_t verified_pages = 0;  // pages right in every repeat
     std::uint64_t mismatches = 0;      // pages wrong in at least one repeat
     // GB/s of each pass, in order: passes of different codecs with the same

@@ -41,11 +41,12 @@ std::vector<Field> fields(const Measurement& m) {
         {"compress_gbps", fixed(m.compress_gbps, 4), false},
         {"decompress_gbps", fixed(m.decompress_gbps, 4), false},
         {"copy_gbps", fixed(m.copy_gbps, 4), false},
-        {"kernel_gbps", fixed(m.kernel_gbps, 4), false},
         {"verified_pages", std::to_string(m.verified_pages), false},
         {"mismatches", std::to_string(m.mismatches), false},
         {"raw_pages", std::to_string(m.raw_pages), false},
         {"same_filled_pages", std::to_string(m.same_filled_pages), false},
+        {"kernel_gbps", fixed(m.kernel_gbps, 4), false},
+        {"warp_steps_per_page", fixed(m.warp_steps_per_page, 1), false},
     };
 }
 
@@ -162,6 +163,13 @@ void print_table(std::ostream& out, std::span<const Measurement> rows,
                 count(m.verified_pages), count(m.mismatches));
         }
         out << line;
+    }
+    for (const auto& m : rows) {
+        if (m.warp_steps_per_page > 0) {
+            std::snprintf(line, sizeof(line), "%-16s warp-steps a page (host emulation): %.0f\n",
+                          m.backend.c_str(), m.warp_steps_per_page);
+            out << line;
+        }
     }
     for (const auto& m : rows) {
         if (m.kernel_gbps > 0) {

@@ -21,7 +21,7 @@ struct LoadReport {
     std::uint64_t stale = 0;       // completions for a generation no longer current
     std::uint64_t fallback = 0;    // given back with an error status, or taken back
     bool timed_out = false;        // the agent stopped answering
-    double seconds = 0;            // first submission to last completion
+    double seconds = 0;            // the agent's first page taken to the last completion
 
     [[nodiscard]] double ratio() const;
     [[nodiscard]] double gbps() const;
@@ -34,6 +34,10 @@ struct LoadPlan {
     // With no completion for this long, take every slot back and give up.
     std::chrono::milliseconds agent_timeout{10'000};
     bool stop_agent = true;  // set STOPPING at the end, so that the agent detaches
+    // Threads that copy pages into their staging slots and check the
+    // completions, as the kernel's writers do on their own CPUs; the ring
+    // itself is driven by one.
+    unsigned threads = 1;
 };
 
 // Feeds `corpus` through the ring until plan.pages pages are completed.

@@ -2,10 +2,12 @@
 // verify ozramd without the kernel module.
 #include <getopt.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "cli/integer_option.hpp"
 #include "cli/usage.hpp"
@@ -38,6 +40,9 @@ std::string usage_text() {
            std::to_string(ozram::DEFAULT_HUGE_THRESHOLD) +
            ")\n"
            "  --timeout SEC      give up when the agent does not answer (default 10)\n"
+           "  --threads N        threads that copy pages in and check completions, as\n"
+           "                     the kernel's writers do on their CPUs (default: every\n"
+           "                     core)\n"
            "  --keep-agent       do not ask the agent to detach at the end\n"
            "  --json             one JSON object instead of text\n"
            "  -h, --help         show this help and exit\n"
@@ -53,6 +58,7 @@ struct Options {
     std::uint32_t slots = 256;
     std::uint32_t huge_threshold = ozram::DEFAULT_HUGE_THRESHOLD;
     unsigned timeout_s = 10;
+    unsigned threads = 0;  // 0: every core
     bool keep_agent = false;
     bool json = false;
 };
@@ -90,6 +96,7 @@ int main(int argc, char** argv) {
         OPT_SLOTS,
         OPT_HUGE,
         OPT_TIMEOUT,
+        OPT_THREADS,
         OPT_KEEP,
         OPT_JSON
     };
@@ -100,6 +107,7 @@ int main(int argc, char** argv) {
         {"slots", required_argument, nullptr, OPT_SLOTS},
         {"huge-threshold", required_argument, nullptr, OPT_HUGE},
         {"timeout", required_argument, nullptr, OPT_TIMEOUT},
+        {"threads", required_argument, nullptr, OPT_THREADS},
         {"keep-agent", no_argument, nullptr, OPT_KEEP},
         {"json", no_argument, nullptr, OPT_JSON},
         {"help", no_argument, nullptr, 'h'},
@@ -132,6 +140,10 @@ int main(int argc, char** argv) {
                 case OPT_TIMEOUT:
                     options.timeout_s =
                         ozram::cli::parse_integer_option("--timeout", optarg, 1U, 86400U);
+                    break;
+                case OPT_THREADS:
+                    options.threads =
+                        ozram::cli::parse_integer_option("--threads", optarg, 1U, 1024U);
                     break;
                 case OPT_KEEP:
                     options.keep_agent = true;
@@ -168,6 +180,8 @@ int main(int argc, char** argv) {
         plan.pages = options.pages != 0 ? options.pages : corpus.size();
         plan.agent_timeout = std::chrono::seconds(options.timeout_s);
         plan.stop_agent = !options.keep_agent;
+        plan.threads = options.threads != 0 ? options.threads
+                                            : std::max(1U, std::thread::hardware_concurrency());
         const LoadReport report = ozram::ringload::run_load(*ring, corpus, plan);
         print_report(report, options.json);
         if (report.timed_out) {

@@ -290,7 +290,7 @@ std::string usage_text(Subcommand subcommand) {
         case Subcommand::stats:
             return "Usage: ozramctl stats [-j | --format FMT] [-b] [-w [--interval SECS]] [DEV]\n"
                    "Statistics of DEV (ozramN, /dev/ozramN or N), or of every device and\n"
-                   "their total, with the backing device's bd_stat where there is one.\n"
+                   "their total, each number under its one name.\n"
                    "  -j, --json          one JSON object (one per line with --watch)\n"
                    "      --format FMT    text (default), json, or prometheus: the\n"
                    "                      Prometheus text format 0.0.4, metrics ozram_*\n"

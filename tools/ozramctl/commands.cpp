@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 
 #include "backing.hpp"
@@ -79,15 +80,8 @@ struct AllStats {
 
 const std::filesystem::path SYS_BLOCK = "/sys/block";
 
-// bd_stat is in sysfs only; a device without the file has no backing device.
-void add_backing(StatsRecord& record) {
-    record.backing = read_bd_stat(SYS_BLOCK / record.dev_name);
-}
-
 StatsRecord device_stats(GenlClient& client, std::optional<std::uint32_t> device) {
-    StatsRecord record = client.stats(device);
-    add_backing(record);
-    return record;
+    return client.stats(device);
 }
 
 AllStats all_stats(GenlClient& client) {
@@ -96,14 +90,6 @@ AllStats all_stats(GenlClient& client) {
         all.devices.push_back(device_stats(client, device.dev_id));
     }
     all.total = client.stats(std::nullopt);
-    for (const StatsRecord& device : all.devices) {
-        if (device.backing) {
-            if (!all.total.backing) {
-                all.total.backing.emplace();
-            }
-            *all.total.backing += *device.backing;
-        }
-    }
     return all;
 }
 
@@ -229,9 +215,12 @@ std::string path_of(const std::string& name, const char* file) {
 std::string read_sysfs(const std::string& name, const char* file) {
     const std::string path = path_of(name, file);
     std::ifstream in(path);
-    std::string text;
-    if (!in || !std::getline(in, text)) {
+    std::string text(std::istreambuf_iterator<char>(in), {});
+    if (!in && !in.eof()) {
         throw ozram::Error(errno ? errno : EIO, "cannot read " + path);
+    }
+    if (text.empty()) {
+        throw ozram::Error(EIO, "cannot read " + path);
     }
     return text;
 }
@@ -281,9 +270,9 @@ int recompress(const CommandLine& line) {
                                            "recomp_algorithm before disksize)");
         }
         auto counts = [&] {
-            const auto parsed = parse_recompress_counts(read_sysfs(name, "mm_stat"));
+            const auto parsed = parse_recompress_counts(read_sysfs(name, "backend_stat"));
             if (!parsed) {
-                throw ozram::Error(EPROTO, name + ": mm_stat has no recompression counts");
+                throw ozram::Error(EPROTO, name + ": backend_stat has no recompression numbers");
             }
             return *parsed;
         };

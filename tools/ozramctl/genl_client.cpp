@@ -72,7 +72,7 @@ LatencyRecord latency_from(nlattr* nest) {
     return latency;
 }
 
-StatsRecord record_from(nlattr** top, nlattr** ring) {
+StatsRecord record_from(nlattr** top, nlattr** stats, nlattr** ring) {
     StatsRecord record;
     if (top[OZRAM_ATTR_DEV_ID]) {
         record.dev_id = nla_get_u32(top[OZRAM_ATTR_DEV_ID]);
@@ -91,11 +91,13 @@ StatsRecord record_from(nlattr** top, nlattr** ring) {
             case Source::top:
                 record.values[i] = attribute_value(top[field.attr], field.width_bits);
                 break;
+            case Source::nested_stats:
+                record.values[i] =
+                    stats ? attribute_value(stats[field.attr], field.width_bits) : std::nullopt;
+                break;
             case Source::nested_ring:
                 record.values[i] =
                     ring ? attribute_value(ring[field.attr], field.width_bits) : std::nullopt;
-                break;
-            case Source::not_reported:
                 break;
         }
     }
@@ -105,6 +107,7 @@ StatsRecord record_from(nlattr** top, nlattr** ring) {
 int on_message(nl_msg* message, void* arg) {
     auto* reception = static_cast<Reception*>(arg);
     nlattr* top[OZRAM_ATTR_MAX + 1];
+    nlattr* stats[OZRAM_STAT_ATTR_MAX + 1];
     nlattr* ring[OZRAM_RING_ATTR_MAX + 1];
     // No policy: attributes newer than this program are skipped, and the
     // sizes are checked by nla_get_* reading what the kernel put.
@@ -112,9 +115,14 @@ int on_message(nl_msg* message, void* arg) {
         reception->parse_failed = true;
         return NL_STOP;
     }
-    bool have_ring = top[OZRAM_ATTR_RING] && nla_parse_nested(ring, OZRAM_RING_ATTR_MAX,
-                                                              top[OZRAM_ATTR_RING], nullptr) == 0;
-    reception->replies->push_back(record_from(top, have_ring ? ring : nullptr));
+    const bool have_stats =
+        top[OZRAM_ATTR_STATS] &&
+        nla_parse_nested(stats, OZRAM_STAT_ATTR_MAX, top[OZRAM_ATTR_STATS], nullptr) == 0;
+    const bool have_ring =
+        top[OZRAM_ATTR_RING] &&
+        nla_parse_nested(ring, OZRAM_RING_ATTR_MAX, top[OZRAM_ATTR_RING], nullptr) == 0;
+    reception->replies->push_back(
+        record_from(top, have_stats ? stats : nullptr, have_ring ? ring : nullptr));
     return NL_OK;
 }
 

@@ -63,8 +63,8 @@ std::string json_members(const StatsRecord& record, std::initializer_list<Sectio
 }
 
 constexpr std::initializer_list<Section> ALL_SECTIONS = {
-    Section::device,       Section::mm_stat, Section::io_stat, Section::debug_stat,
-    Section::backend_stat, Section::agent,   Section::ring};
+    Section::device,  Section::mm_stat,      Section::io_stat, Section::debug_stat,
+    Section::bd_stat, Section::backend_stat, Section::agent,   Section::ring};
 
 }  // namespace
 
@@ -87,13 +87,7 @@ std::string json_string(std::string_view text) {
 }
 
 std::string json_stats(const StatsRecord& record) {
-    std::string out = '{' + json_members(record, ALL_SECTIONS);
-    if (record.backing) {
-        out += ",\"bd_stat\":{\"bd_count\":" + std::to_string(record.backing->count) +
-               ",\"bd_reads\":" + std::to_string(record.backing->reads) +
-               ",\"bd_writes\":" + std::to_string(record.backing->writes) + '}';
-    }
-    return out + '}';
+    return '{' + json_members(record, ALL_SECTIONS) + '}';
 }
 
 std::string json_stats_all(const std::vector<StatsRecord>& devices, const StatsRecord& total) {

@@ -19,15 +19,11 @@ ozram::metrics::Type metric_type(Kind kind) {
     return kind == Kind::counter ? ozram::metrics::Type::counter : ozram::metrics::Type::gauge;
 }
 
-Labels labels_of(const StatField& field, const StatsRecord* device) {
-    Labels labels;
-    if (device != nullptr) {
-        labels.push_back({"device", device->dev_name});
+Labels labels_of(const StatsRecord* device) {
+    if (device == nullptr) {
+        return {};
     }
-    if (!field.metric.backend.empty()) {
-        labels.push_back({"backend", std::string(field.metric.backend)});
-    }
-    return labels;
+    return {{"device", device->dev_name}};
 }
 
 // The module's log2 histograms of ns as Prometheus histograms of seconds:
@@ -75,60 +71,19 @@ void add_latency(Exposition& out, const std::vector<StatsRecord>& devices) {
     }
 }
 
-// bd_stat, for the devices that have a backing device.
-void add_backing(Exposition& out, const std::vector<StatsRecord>& devices) {
-    struct Family {
-        const char* name;
-        ozram::metrics::Type type;
-        const char* help;
-        std::uint64_t BackingStat::*value;
-    };
-    static constexpr Family FAMILIES[] = {
-        {"ozram_backing_pages", ozram::metrics::Type::gauge,
-         "4 KiB blocks held on the backing device (bd_stat bd_count); fewer than the "
-         "pages on it where compressed pages share blocks.",
-         &BackingStat::count},
-        {"ozram_backing_reads_total", ozram::metrics::Type::counter,
-         "Pages read from the backing device, in 4 KiB units (bd_stat bd_reads).",
-         &BackingStat::reads},
-        {"ozram_backing_writes_total", ozram::metrics::Type::counter,
-         "Pages written to the backing device, in 4 KiB units (bd_stat bd_writes).",
-         &BackingStat::writes},
-    };
-    if (std::ranges::none_of(devices, [](const StatsRecord& d) { return d.backing.has_value(); })) {
-        return;
-    }
-    for (const Family& family : FAMILIES) {
-        out.family(family.name, family.type, family.help);
-        for (const StatsRecord& device : devices) {
-            if (device.backing) {
-                out.count({{"device", device.dev_name}}, (*device.backing).*family.value);
-            }
-        }
-    }
-}
-
 }  // namespace
 
 std::string prometheus_name(const StatField& field) {
     if (field.metric.name.empty()) {
         return {};
     }
-    std::string name = "ozram_" + std::string(field.metric.name);
-    if (field.unit == Unit::bytes) {
-        name += "_bytes";
-    }
-    if (field.metric.kind == Kind::counter) {
-        name += "_total";
-    }
-    return name;
+    return "ozram_" + std::string(field.metric.name);
 }
 
 std::string prometheus_stats(const std::vector<StatsRecord>& devices,
                              const StatsRecord& module_record) {
     Exposition out;
     const auto fields = stat_fields();
-    std::string open_family;
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const StatField& field = fields[i];
         const std::string name = prometheus_name(field);
@@ -148,19 +103,14 @@ std::string prometheus_stats(const std::vector<StatsRecord>& devices,
         if (!any) {
             continue;
         }
-        // Rows that share a name are adjacent: one family, several labels.
-        if (name != open_family) {
-            out.family(name, metric_type(field.metric.kind), field.metric.help);
-            open_family = name;
-        }
+        out.family(name, metric_type(field.metric.kind), field.metric.help);
         for (const StatsRecord* record : sources) {
             if (record->values[i]) {
-                out.count(labels_of(field, per_device(field.section) ? record : nullptr),
+                out.count(labels_of(per_device(field.section) ? record : nullptr),
                           *record->values[i]);
             }
         }
     }
-    add_backing(out, devices);
     add_latency(out, devices);
     return out.text();
 }

@@ -2,7 +2,9 @@
 
 #include <sstream>
 
+#include "ozram_genl.h"
 #include "size_format.hpp"
+#include "stat_fields.hpp"
 
 namespace ozramctl {
 
@@ -29,15 +31,35 @@ std::string recompress_argument(const RecompressRequest& request) {
     return out;
 }
 
-std::optional<RecompressCounts> parse_recompress_counts(std::string_view mm_stat) {
-    std::istringstream in{std::string(mm_stat)};
-    std::uint64_t numbers[11];
-    for (std::uint64_t& number : numbers) {
-        if (!(in >> number)) {
-            return std::nullopt;
+std::optional<RecompressCounts> parse_recompress_counts(std::string_view backend_stat) {
+    auto name_of = [](int stat_attr) {
+        return std::string(stat_fields()[*find_stat_field(Source::nested_stats, stat_attr)].key);
+    };
+    const std::string pages_name = name_of(OZRAM_STAT_ATTR_RECOMPRESSED_PAGES);
+    const std::string saved_name = name_of(OZRAM_STAT_ATTR_RECOMPRESS_SAVED);
+    std::optional<std::uint64_t> pages;
+    std::optional<std::uint64_t> saved;
+    std::istringstream in{std::string(backend_stat)};
+    for (std::string line; std::getline(in, line);) {
+        const auto colon = line.find(": ");
+        if (colon == std::string::npos) {
+            continue;
+        }
+        std::uint64_t value = 0;
+        if (!(std::istringstream(line.substr(colon + 2)) >> value)) {
+            continue;
+        }
+        const std::string name = line.substr(0, colon);
+        if (name == pages_name) {
+            pages = value;
+        } else if (name == saved_name) {
+            saved = value;
         }
     }
-    return RecompressCounts{numbers[9], numbers[10]};
+    if (!pages || !saved) {
+        return std::nullopt;
+    }
+    return RecompressCounts{*pages, *saved};
 }
 
 std::string recompress_summary(std::string_view device, const RecompressCounts& before,

@@ -1,5 +1,6 @@
 // ozramctl recompress: zram's recompression request for a device's
-// recompress file, and what it saved, read from mm_stat before and after.
+// recompress file, and what it saved, read from backend_stat before and
+// after.
 // Pure functions here; commands.cpp does the I/O.
 #pragma once
 
@@ -21,15 +22,15 @@ struct RecompressRequest {
 // empty request asks for every stored page, as an empty write to zram's.
 std::string recompress_argument(const RecompressRequest& request);
 
-// mm_stat's recompression numbers: pages recompressed and bytes saved.
+// The recompression numbers: pages stored recompressed and bytes saved.
 struct RecompressCounts {
     std::uint64_t pages = 0;
     std::uint64_t saved = 0;
 };
 
-// From the text of mm_stat (zram's nine numbers, then ozram's two of
-// recompression); nothing when the file has fewer than eleven numbers.
-std::optional<RecompressCounts> parse_recompress_counts(std::string_view mm_stat);
+// From the text of backend_stat ("name: value" lines, the numbers named as
+// in the module's list); nothing when it lacks either.
+std::optional<RecompressCounts> parse_recompress_counts(std::string_view backend_stat);
 
 // "ozram0: 16384 pages recompressed, 15.3 MiB saved", from the counts before
 // and after; sizes in bytes with `bytes`.

@@ -1,6 +1,8 @@
 // The statistics ozramctl knows, as one table: where each value comes from in
-// the generic netlink answer, its JSON key and how it is shown.  A counter the
-// module starts to report is one new row here.
+// the generic netlink answer, its JSON key and how it is shown.  The numbers
+// of a device and of the ring are made from the module's lists of them
+// (shared/ozram_dev_stats.h, shared/ozram_ring_stats.h): a number the module
+// starts to report needs nothing here.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "backing.hpp"
 #include "latency.hpp"
 
 namespace ozramctl {
@@ -19,8 +20,8 @@ namespace ozramctl {
 // Where a value sits in a GET_STATS answer.
 enum class Source {
     top,           // a top-level OZRAM_ATTR_*
+    nested_stats,  // nested in OZRAM_ATTR_STATS: an OZRAM_STAT_ATTR_*
     nested_ring,   // nested in OZRAM_ATTR_RING: an OZRAM_RING_ATTR_*
-    not_reported,  // not in the netlink ABI yet: shown as "n/a" / null
 };
 
 // How a value is printed for people.
@@ -33,11 +34,13 @@ enum class Unit {
 };
 
 // The block of the human output (and of the JSON object) a value belongs to.
+// The device's numbers are in the section of the sysfs file that prints them.
 enum class Section {
     device,
     mm_stat,
     io_stat,
     debug_stat,
+    bd_stat,
     backend_stat,
     agent,
     ring,
@@ -49,30 +52,24 @@ enum class Kind {
     gauge,    // a value of the present
 };
 
-// How a value is exported as a Prometheus metric: "ozram_" + name, then
-// "_bytes" for Unit::bytes and "_total" for a counter.  Rows that share a
-// name (adjacent in the table) are one family told apart by the "backend"
-// label.  An empty name exports nothing (a value another row exports).
+// How a value is exported as a Prometheus metric: "ozram_" + name, a name
+// that follows Prometheus's rules (the unit in it, "_total" at the end of a
+// counter).  An empty name exports nothing.
 struct MetricExport {
     Kind kind = Kind::gauge;
     std::string_view name;
-    std::string_view backend;  // the "backend" label's value, or empty
-    std::string_view help;     // the HELP text
+    std::string_view help;  // the HELP text
 };
 
-constexpr MetricExport counter_metric(std::string_view name, std::string_view help) {
-    return {Kind::counter, name, {}, help};
-}
-constexpr MetricExport gauge_metric(std::string_view name, std::string_view help) {
-    return {Kind::gauge, name, {}, help};
-}
 inline constexpr MetricExport NOT_EXPORTED{};
 
 struct StatField {
-    std::string_view key;  // JSON key: the attribute name in snake_case
+    // The JSON key and the label; for a device's or the ring's number, its
+    // one name, which is also its metric's.
+    std::string_view key;
     Section section;
     Source source;
-    int attr;        // OZRAM_ATTR_* or OZRAM_RING_ATTR_*; 0 when not reported
+    int attr;        // OZRAM_ATTR_*, OZRAM_STAT_ATTR_* or OZRAM_RING_ATTR_*
     int width_bits;  // 8, 32 or 64: the attribute's netlink type
     Unit unit;
     MetricExport metric;
@@ -81,8 +78,9 @@ struct StatField {
 // Every field, in output order.
 std::span<const StatField> stat_fields();
 
-// The index of a field in stat_fields(), for tests and the agent view.
+// The index of a field in stat_fields(), by key or by where it is.
 std::optional<std::size_t> find_stat_field(std::string_view key);
+std::optional<std::size_t> find_stat_field(Source source, int attr);
 
 std::string_view section_name(Section section);
 
@@ -95,11 +93,11 @@ struct StatsRecord {
     std::vector<std::optional<std::uint64_t>> values =
         std::vector<std::optional<std::uint64_t>>(stat_fields().size());
     LatencyRecord latency;  // OZRAM_ATTR_LATENCY
-    // bd_stat, from sysfs: not in the netlink answer.  Empty where the
-    // device has no bd_stat file; for the total, the sum of those that have.
-    std::optional<BackingStat> backing;
 
     std::optional<std::uint64_t> value(std::string_view key) const;
+    // A device's number (OZRAM_STAT_ATTR_*) and the ring's (OZRAM_RING_ATTR_*).
+    std::optional<std::uint64_t> stat(int stat_attr) const;
+    std::optional<std::uint64_t> ring_stat(int ring_attr) const;
 };
 
 }  // namespace ozramctl

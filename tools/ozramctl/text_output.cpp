@@ -92,8 +92,9 @@ std::string text_devices(const std::vector<StatsRecord>& devices, const TextOpti
 std::string text_stats(const StatsRecord& record, const TextOptions& options) {
     std::string out = title(record, options) + '\n';
     const auto fields = stat_fields();
-    for (Section section : {Section::mm_stat, Section::io_stat, Section::debug_stat,
-                            Section::backend_stat, Section::agent, Section::ring}) {
+    for (Section section :
+         {Section::mm_stat, Section::io_stat, Section::debug_stat, Section::bd_stat,
+          Section::backend_stat, Section::agent, Section::ring}) {
         std::vector<std::string> names = {"    " + std::string(section_name(section)) + ':'};
         std::vector<std::string> values = {""};
         for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -104,47 +105,23 @@ std::string text_stats(const StatsRecord& record, const TextOptions& options) {
         }
         out += render_table({names, values});
     }
-    if (record.backing) {
-        // zram's unit: 4 KiB blocks of the backing device.
-        out += render_table(
-            {{"    bd_stat:", "bd_count", "bd_reads", "bd_writes"},
-             {"", std::to_string(record.backing->count), std::to_string(record.backing->reads),
-              std::to_string(record.backing->writes)}});
-    }
     return out;
 }
 
 std::string text_agent(const StatsRecord& total, const TextOptions& options) {
-    auto line = [&](std::string label, std::string_view key) {
-        return std::vector<std::string>{std::move(label), value_named(total, key, options)};
-    };
-    // A table whose value column is left-aligned reads as "name: value".
-    std::vector<std::vector<std::string>> rows = {
-        line("agent:", "agent_state"),
-        line("pid:", "agent_pid"),
-        line("ring occupancy:", "occupancy"),
-        line("batches:", "batches"),
-        line("pages submitted:", "submitted"),
-        line("pages completed:", "completed"),
-        // Pages the kernel compressed itself while an agent was attached,
-        // and why.
-        line("fallbacks inline:", "inline_fallbacks"),
-        line("fallbacks timeout:", "timeouts"),
-        line("rejected completions:", "rejected"),
-        line("verify failures:", "verify_failures"),
-        line("stale completions:", "stale"),
-        line("agent errors:", "agent_errors"),
-        line("drained on detach:", "drained"),
-        line("deferred to worker:", "deferred"),
-        line("fallbacks algorithm:", "unsupported"),
-        line("inline by admission:", "admission_inline"),
-        line("pages kernel_lz4:", "pages_kernel_lz4"),
-        line("pages agent_cpu:", "pages_agent_cpu"),
-        line("pages agent_gpu:", "pages_agent_gpu"),
-        line("pages same_filled:", "pages_same_filled"),
-        line("pages huge:", "pages_huge"),
-        line("pages parked:", "pages_parked"),
-    };
+    // The agent's state, then what it and the ring did, by the numbers'
+    // names: a table whose value column is left-aligned reads as
+    // "name: value".
+    std::vector<std::vector<std::string>> rows;
+    const auto fields = stat_fields();
+    for (Section section : {Section::agent, Section::backend_stat, Section::ring}) {
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            if (fields[i].section == section) {
+                rows.push_back({std::string(fields[i].key) + ':',
+                                format_value(fields[i], total.values[i], options)});
+            }
+        }
+    }
     std::size_t width = 0;
     for (const auto& row : rows) {
         width = std::max(width, row[0].size());

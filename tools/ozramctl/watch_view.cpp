@@ -27,8 +27,8 @@ const StatsRecord* matching(const WatchSample* previous, const StatsRecord& reco
     return nullptr;
 }
 
-std::string size_of(const StatsRecord& record, std::string_view key, const TextOptions& options) {
-    const auto value = record.value(key);
+std::string size_of(const StatsRecord& record, int stat_attr, const TextOptions& options) {
+    const auto value = record.stat(stat_attr);
     if (!value) {
         return "n/a";
     }
@@ -36,8 +36,8 @@ std::string size_of(const StatsRecord& record, std::string_view key, const TextO
 }
 
 std::string ratio_of(const StatsRecord& record) {
-    const auto data = record.value("orig_data_size");
-    const auto compressed = record.value("compr_data_size");
+    const auto data = record.stat(OZRAM_STAT_ATTR_ORIG_DATA);
+    const auto compressed = record.stat(OZRAM_STAT_ATTR_COMPR_DATA);
     if (!data || !compressed || *compressed == 0) {
         return NONE;
     }
@@ -55,15 +55,15 @@ std::string p99_of(const StatsRecord& record, const StatsRecord* before, Latency
     return ns ? human_duration(*ns) : NONE;
 }
 
-// The change per second of a value; signed for a gauge (stored pages go
-// down when pages are freed), plain for a counter.
-std::string rate_of(const StatsRecord& record, const StatsRecord* before, std::string_view key,
-                    double seconds, bool gauge) {
+// The change per second of a value, @index of stat_fields(); signed for a
+// gauge (stored pages go down when pages are freed), plain for a counter.
+std::string rate_of(const StatsRecord& record, const StatsRecord* before,
+                    std::optional<std::size_t> index, double seconds, bool gauge) {
     if (before == nullptr || seconds <= 0) {
         return NONE;
     }
-    const auto now = record.value(key);
-    const auto then = before->value(key);
+    const auto now = index ? record.values[*index] : std::nullopt;
+    const auto then = index ? before->values[*index] : std::nullopt;
     if (!now || !then) {
         return "n/a";
     }
@@ -115,19 +115,24 @@ std::string render_watch(const WatchSample& current, const WatchSample* previous
     std::vector<std::vector<std::string>> memory = {
         {"DEVICE", "RATIO", "DATA", "COMPR", "MEM USED", "P99 WRITE", "P99 READ", "P99 RING"}};
     std::vector<std::vector<std::string>> pages = {
-        {"STORED PAGES/S", "KERNEL_LZ4", "AGENT_CPU", "AGENT_GPU", "HUGE", "SAME"}};
+        {"STORED PAGES/S", "KERNEL", "AGENT_CPU", "AGENT_GPU", "HUGE", "SAME"}};
     for (const StatsRecord* record : rows) {
         const StatsRecord* before = before_of(record);
-        memory.push_back(
-            {name_of(record), ratio_of(*record), size_of(*record, "orig_data_size", options),
-             size_of(*record, "compr_data_size", options),
-             size_of(*record, "mem_used_total", options), p99_of(*record, before, LatencyOp::write),
-             p99_of(*record, before, LatencyOp::read), p99_of(*record, before, LatencyOp::ring)});
-        auto stored = [&](std::string_view key) {
-            return rate_of(*record, before, key, seconds, true);
+        memory.push_back({name_of(record), ratio_of(*record),
+                          size_of(*record, OZRAM_STAT_ATTR_ORIG_DATA, options),
+                          size_of(*record, OZRAM_STAT_ATTR_COMPR_DATA, options),
+                          size_of(*record, OZRAM_STAT_ATTR_MEM_USED, options),
+                          p99_of(*record, before, LatencyOp::write),
+                          p99_of(*record, before, LatencyOp::read),
+                          p99_of(*record, before, LatencyOp::ring)});
+        auto stored = [&](int stat_attr) {
+            return rate_of(*record, before, find_stat_field(Source::nested_stats, stat_attr),
+                           seconds, true);
         };
-        pages.push_back({name_of(record), stored("pages_kernel_lz4"), stored("pages_agent_cpu"),
-                         stored("pages_agent_gpu"), stored("huge_pages"), stored("same_pages")});
+        pages.push_back({name_of(record), stored(OZRAM_STAT_ATTR_KERNEL_PAGES),
+                         stored(OZRAM_STAT_ATTR_AGENT_CPU_PAGES),
+                         stored(OZRAM_STAT_ATTR_AGENT_GPU_PAGES),
+                         stored(OZRAM_STAT_ATTR_HUGE_PAGES), stored(OZRAM_STAT_ATTR_SAME_PAGES)});
     }
     out += render_table(memory) + render_table(pages);
 
@@ -135,15 +140,16 @@ std::string render_watch(const WatchSample& current, const WatchSample* previous
     const StatsRecord& total = current.total;
     const StatsRecord* before = previous ? &previous->total : nullptr;
     const auto state = total.value("agent_state");
-    const auto occupancy = total.value("occupancy");
-    auto per_second = [&](std::string_view key) {
-        return rate_of(total, before, key, seconds, false);
+    const auto occupancy = total.ring_stat(OZRAM_RING_ATTR_OCCUPANCY);
+    auto per_second = [&](int ring_attr) {
+        return rate_of(total, before, find_stat_field(Source::nested_ring, ring_attr), seconds,
+                       false);
     };
-    out +=
-        render_table({{"AGENT", "RING SLOTS USED", "STAGED/S", "COMPLETED/S", "INLINE/S"},
-                      {state ? (*state == OZRAM_AGENT_ATTACHED ? "attached" : "detached") : "n/a",
-                       occupancy ? std::to_string(*occupancy) : "n/a", per_second("submitted"),
-                       per_second("completed"), per_second("inline_fallbacks")}});
+    out += render_table(
+        {{"AGENT", "RING SLOTS USED", "STAGED/S", "COMPLETED/S", "INLINE/S"},
+         {state ? (*state == OZRAM_AGENT_ATTACHED ? "attached" : "detached") : "n/a",
+          occupancy ? std::to_string(*occupancy) : "n/a", per_second(OZRAM_RING_ATTR_SUBMITTED),
+          per_second(OZRAM_RING_ATTR_COMPLETED), per_second(OZRAM_RING_ATTR_INLINE_FALLBACKS)}});
     return out;
 }
 

@@ -3,25 +3,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <span>
 #include <string_view>
 
 #include "ozram/algorithm.hpp"
+#include "ozram/backend_kind.hpp"
 #include "ozram/batch_result.hpp"
 #include "ozram/page.hpp"
 
 namespace ozram {
-
-// The ways to compress a batch.  to_string() gives the name that logs,
-// statistics, options and the cost model's text use: "gpu", "cpu", "scalar".
-enum class Backend : std::uint8_t {
-    Gpu,     // GpuBatchCompressor
-    Cpu,     // liblz4 on a thread pool over every core (vectorized same-fill scan)
-    Scalar,  // liblz4 on the calling thread
-};
-
-[[nodiscard]] std::string_view to_string(Backend backend);
 
 // The huge threshold is the largest LZ4 block kept, in bytes (1..PAGE_SIZE): a
 // page whose LZ4 block is longer is stored raw, as zram stores a page that
@@ -64,6 +56,32 @@ class PageCompressor {
     // Error(EIO) naming the first page that does not decode to exactly
     // PAGE_SIZE bytes (LZ4_decompress_safe: never reads or writes out of bounds).
     virtual void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) = 0;
+
+    // Batches in flight.  submit() starts what compress_into() does and
+    // returns at once; complete() waits for it and then `out` holds what
+    // compress_into() would have left there (or it throws what that would
+    // have thrown).  pages, outputs and out stay the caller's to keep valid
+    // and untouched until complete() returns.  At most max_in_flight()
+    // batches are in flight, each of at most max_batch_pages() pages; beyond
+    // either submit() throws Error(EBUSY) or Error(EINVAL).  Batches may
+    // finish in any order; poll() says whether complete() would not wait.
+    // The synchronous calls above wait for the batches in flight first.
+    //
+    // This default runs the batch inside submit(): one in flight.  The CPU
+    // pool and the GPU backend run several at once.
+    using Ticket = std::uint64_t;
+    virtual Ticket submit(std::span<const std::uint8_t* const> pages,
+                          std::span<std::uint8_t* const> outputs, BatchResult& out);
+    [[nodiscard]] virtual bool poll(Ticket ticket);
+    virtual void complete(Ticket ticket);
+    [[nodiscard]] virtual std::size_t max_in_flight() const { return 1; }
+    [[nodiscard]] virtual std::size_t max_batch_pages() const;
+
+  private:
+    // The default's one batch: its ticket, and what compress_into() threw.
+    Ticket last_ticket_ = 0;
+    bool last_pending_ = false;
+    std::exception_ptr last_error_;
 };
 
 // Backend::Scalar or Backend::Cpu; Backend::Gpu is GpuBatchCompressor.

@@ -5,15 +5,18 @@
 #include <span>
 #include <vector>
 
+#include "ozram/backend_kind.hpp"
 #include "ozram/page.hpp"
 
 namespace ozram {
 
 // A BatchResult owns the compressed bytes of a batch.  Page i's bytes are
 // payload[pages[i].offset, +pages[i].size), except after compress_into(),
-// which leaves them in the caller's buffers and the payload empty.  Backends write page i at offset
-// i * PAGE_SIZE, so a BatchResult reused across batches of the same size never
-// reallocates: pass the same object to compress() again.
+// which leaves them in the caller's buffers and the payload empty.  The CPU
+// backends write page i at offset i * PAGE_SIZE; the GPU backend packs the
+// pages' bytes one after the other.  Either way a BatchResult reused across
+// batches of the same size keeps its capacity and does not reallocate: pass
+// the same object to compress() again.
 struct BatchResult {
     std::vector<CompressedPage> pages;
     std::vector<std::uint8_t> payload;
@@ -25,6 +28,10 @@ struct BatchResult {
     std::uint64_t kernel_time_ns = 0;
     std::uint64_t d2h_time_ns = 0;
     std::uint64_t total_time_ns = 0;  // wall clock, call to return
+
+    // The backend that compressed the batch: the CPU's when a GPU batch
+    // fell back to it.
+    Backend backend = Backend::Scalar;
 
     [[nodiscard]] std::span<const std::uint8_t> bytes(const CompressedPage& page) const {
         return std::span<const std::uint8_t>(payload).subspan(page.offset, page.size);

@@ -28,6 +28,8 @@ constexpr std::size_t CHUNKS_PER_PARTICIPANT = 4;
 constexpr std::size_t MAX_PAGES_PER_CHUNK = 32;
 // The last page's offset must fit CompressedPage::offset.
 constexpr std::size_t MAX_BATCH_PAGES = std::numeric_limits<std::uint32_t>::max() / PAGE_SIZE;
+// Batches in flight: the seeds' pipeline depth, as the GPU backend's.
+constexpr std::size_t BATCHES_IN_FLIGHT = 4;
 
 std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -40,7 +42,14 @@ std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
 CpuCompressor::CpuCompressor(Backend backend, const CpuConfig& config)
     : backend_(backend),
       algorithm_(config.algorithm),
-      pool_(backend == Backend::Scalar ? 1 : config.threads) {
+      pool_(backend == Backend::Scalar ? 1 : config.threads),
+      runner_(
+          BATCHES_IN_FLIGHT,
+          [](void* self, std::span<const std::uint8_t* const> pages,
+             std::span<std::uint8_t* const> outputs, BatchResult& out) {
+              static_cast<CpuCompressor*>(self)->compress_into_now(pages, outputs, out);
+          },
+          this) {
     encoders_.reserve(pool_.participants());
     for (unsigned i = 0; i < pool_.participants(); ++i) {
         encoders_.emplace_back(config.huge_threshold, config.lz4_acceleration, config.algorithm);
@@ -53,6 +62,7 @@ std::size_t CpuCompressor::grain(std::size_t pages) const {
 }
 
 void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchResult& out) {
+    runner_.wait_idle();
     const auto start = std::chrono::steady_clock::now();
     // Page offsets are 32-bit (CompressedPage::offset): about a million pages.
     if (pages.size() > MAX_BATCH_PAGES) {
@@ -63,10 +73,31 @@ void CpuCompressor::compress(std::span<const std::uint8_t* const> pages, BatchRe
     encode_batch(pages, PageSink::payload(out), out);
     out.total_time_ns = elapsed_ns(start);
     out.kernel_time_ns = out.total_time_ns;
+    out.backend = backend_;
 }
 
 void CpuCompressor::compress_into(std::span<const std::uint8_t* const> pages,
                                   std::span<std::uint8_t* const> outputs, BatchResult& out) {
+    runner_.wait_idle();
+    compress_into_now(pages, outputs, out);
+}
+
+PageCompressor::Ticket CpuCompressor::submit(std::span<const std::uint8_t* const> pages,
+                                             std::span<std::uint8_t* const> outputs,
+                                             BatchResult& out) {
+    return runner_.submit(pages, outputs, out);
+}
+
+bool CpuCompressor::poll(Ticket ticket) {
+    return runner_.poll(ticket);
+}
+
+void CpuCompressor::complete(Ticket ticket) {
+    runner_.complete(ticket);
+}
+
+void CpuCompressor::compress_into_now(std::span<const std::uint8_t* const> pages,
+                                      std::span<std::uint8_t* const> outputs, BatchResult& out) {
     const auto start = std::chrono::steady_clock::now();
     if (outputs.size() != pages.size()) {
         throw Error(EINVAL, "compress_into: " + std::to_string(pages.size()) + " pages but " +
@@ -76,6 +107,7 @@ void CpuCompressor::compress_into(std::span<const std::uint8_t* const> pages,
     encode_batch(pages, PageSink::buffers(outputs), out);
     out.total_time_ns = elapsed_ns(start);
     out.kernel_time_ns = out.total_time_ns;
+    out.backend = backend_;
 }
 
 void CpuCompressor::encode_batch(std::span<const std::uint8_t* const> pages, const PageSink& sink,
@@ -102,6 +134,7 @@ void CpuCompressor::encode_batch(std::span<const std::uint8_t* const> pages, con
 }
 
 void CpuCompressor::decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) {
+    runner_.wait_idle();
     if (pages.size() != in.pages.size()) {
         throw Error(EINVAL, "decompress: " + std::to_string(in.pages.size()) +
                                 " compressed pages but " + std::to_string(pages.size()) +

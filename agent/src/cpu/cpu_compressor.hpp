@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "cpu/batch_runner.hpp"
 #include "cpu/page_codec.hpp"
 #include "cpu/thread_pool.hpp"
 #include "ozram/backend.hpp"
@@ -14,7 +15,8 @@ namespace ozram {
 // Both backends are this class: Scalar is a pool of one participant (the
 // caller, no threads), Cpu a pool of CpuConfig::threads.  One object runs one
 // batch at a time (its encoders are per object): callers on several threads
-// use one compressor each.
+// use one compressor each.  Batches submitted in flight run one after the
+// other on the runner's thread, each over the pool.
 class CpuCompressor final : public PageCompressor {
   public:
     // Validated config (see make_cpu_compressor()).
@@ -25,8 +27,15 @@ class CpuCompressor final : public PageCompressor {
     void compress_into(std::span<const std::uint8_t* const> pages,
                        std::span<std::uint8_t* const> outputs, BatchResult& out) override;
     void decompress(const BatchResult& in, std::span<std::uint8_t* const> pages) override;
+    Ticket submit(std::span<const std::uint8_t* const> pages,
+                  std::span<std::uint8_t* const> outputs, BatchResult& out) override;
+    [[nodiscard]] bool poll(Ticket ticket) override;
+    void complete(Ticket ticket) override;
+    [[nodiscard]] std::size_t max_in_flight() const override { return runner_.capacity(); }
 
   private:
+    void compress_into_now(std::span<const std::uint8_t* const> pages,
+                           std::span<std::uint8_t* const> outputs, BatchResult& out);
     // Pages per chunk handed to a participant.
     [[nodiscard]] std::size_t grain(std::size_t pages) const;
     // Encodes the batch over the pool into `sink`; `out` is already reset.
@@ -37,6 +46,7 @@ class CpuCompressor final : public PageCompressor {
     Algorithm algorithm_;
     ThreadPool pool_;
     std::vector<PageEncoder> encoders_;  // one per pool slot
+    BatchRunner runner_;                 // last: its thread uses the members above
 };
 
 }  // namespace ozram

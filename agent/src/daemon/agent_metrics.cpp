@@ -61,6 +61,62 @@ void AgentMetrics::record_completed(Backend backend, std::uint64_t pages, std::u
     add(bytes_out_[index_of(backend)], bytes);
 }
 
+void AgentMetrics::record_failed_pages(std::uint64_t count) {
+    add(failed_pages_, count);
+}
+
+void AgentMetrics::record_doorbell_cpu(std::chrono::nanoseconds cpu) {
+    add(doorbell_cpu_ns_, static_cast<std::uint64_t>(cpu.count()));
+}
+
+std::uint64_t AgentMetrics::batches(Backend backend) const {
+    return load(batches_[index_of(backend)]);
+}
+
+std::uint64_t AgentMetrics::batches() const {
+    std::uint64_t sum = 0;
+    for (Backend backend : ALL_BACKENDS) {
+        sum += batches(backend);
+    }
+    return sum;
+}
+
+std::uint64_t AgentMetrics::pages(Backend backend) const {
+    return load(pages_[index_of(backend)]);
+}
+
+std::uint64_t AgentMetrics::pages() const {
+    std::uint64_t sum = 0;
+    for (Backend backend : ALL_BACKENDS) {
+        sum += pages(backend);
+    }
+    return sum;
+}
+
+std::uint64_t AgentMetrics::output_bytes() const {
+    std::uint64_t sum = 0;
+    for (Backend backend : ALL_BACKENDS) {
+        sum += load(bytes_out_[index_of(backend)]);
+    }
+    return sum;
+}
+
+std::uint64_t AgentMetrics::failed_pages() const {
+    return load(failed_pages_);
+}
+
+std::uint64_t AgentMetrics::rejected_submissions() const {
+    return load(rejected_submissions_);
+}
+
+std::uint64_t AgentMetrics::dropped_completions() const {
+    return load(dropped_completions_);
+}
+
+std::chrono::nanoseconds AgentMetrics::doorbell_cpu() const {
+    return std::chrono::nanoseconds(load(doorbell_cpu_ns_));
+}
+
 void AgentMetrics::record_rejected_submissions(std::uint64_t count) {
     add(rejected_submissions_, count);
 }
@@ -114,6 +170,13 @@ std::string AgentMetrics::render() const {
     single("ozram_agent_gpu_fallback_batches_total",
            "GPU batches of which a part was compressed on the CPU after a GPU failure.",
            gpu_fallback_batches_);
+    single("ozram_agent_failed_pages_total",
+           "Pages given back to the producer with an error status (it compressed them).",
+           failed_pages_);
+    out.family("ozram_agent_doorbell_cpu_seconds_total", Type::counter,
+               "CPU time spent in the producer's doorbell (for the kernel: checking and "
+               "storing results).");
+    out.value({}, static_cast<double>(load(doorbell_cpu_ns_)) / NS_PER_SECOND);
     single("ozram_agent_rejected_submissions_total",
            "Ring submissions that named no valid slot and were skipped.", rejected_submissions_);
     single("ozram_agent_dropped_completions_total",

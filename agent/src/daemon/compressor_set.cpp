@@ -51,6 +51,15 @@ PageCompressor& CompressorPicker::pick_for(Algorithm algorithm, std::size_t page
     return pick(pages);
 }
 
+PageCompressor& CompressorPicker::fallback_for(Algorithm algorithm) {
+    std::unique_ptr<PageCompressor>& compressor =
+        fallbacks_.at(static_cast<std::size_t>(algorithm));
+    if (!compressor) {
+        compressor = make_cpu_compressor(Backend::Scalar, CpuConfig{.algorithm = algorithm});
+    }
+    return *compressor;
+}
+
 CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
     : choice_(choice),
       scalar_(make_cpu_compressor(Backend::Scalar, cpu)),
@@ -82,25 +91,37 @@ CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::si
     }
 }
 
-void CompressorSet::read_staging_in_place(std::span<const std::uint8_t> staging) {
-    if (!gpu_ || staging_ != nullptr) {
+void CompressorSet::share_ring(std::span<const std::uint8_t> staging,
+                               std::span<std::uint8_t> output) {
+    if (!gpu_ || staging_ != nullptr || output_ != nullptr) {
         return;
     }
-    const std::string size = std::to_string(staging.size() >> 20) + " MiB";
+    const std::string staging_size = std::to_string(staging.size() >> 20) + " MiB";
     if (gpu_->register_host_region(staging)) {
         staging_ = staging.data();
-        log_info("the GPU reads staged pages in place (" + size + " registered)");
+        log_info("the GPU reads staged pages in place (" + staging_size + " registered)");
     } else {
-        log_info("the GPU copies staged pages through pinned buffers (" + size +
+        log_info("the GPU copies staged pages through pinned buffers (" + staging_size +
+                 " could not be registered)");
+    }
+    const std::string output_size = std::to_string(output.size() >> 20) + " MiB";
+    if (gpu_->register_output_region(output)) {
+        output_ = output.data();
+        log_info("the GPU writes compressed bytes into the output slots (" + output_size +
+                 " registered)");
+    } else {
+        log_info("the GPU's compressed bytes are copied into the output slots (" + output_size +
                  " could not be registered)");
     }
 }
 
-void CompressorSet::release_staging() {
-    if (gpu_ && staging_ != nullptr) {
-        gpu_->unregister_host_region(staging_);
+void CompressorSet::release_ring() {
+    for (const std::uint8_t** base : {&staging_, &output_}) {
+        if (gpu_ && *base != nullptr) {
+            gpu_->unregister_host_region(*base);
+        }
+        *base = nullptr;
     }
-    staging_ = nullptr;
 }
 
 std::uint64_t CompressorSet::gpu_pages_in_place() const {
@@ -142,8 +163,14 @@ PageCompressor& CompressorSet::pick(std::size_t pages) {
             chosen = gpu_ ? static_cast<PageCompressor*>(gpu_.get()) : cpu_.get();
             break;
     }
-    ++batches_[static_cast<std::size_t>(chosen->backend())];
     return *chosen;
+}
+
+PageCompressor& CompressorSet::fallback_for(Algorithm algorithm) {
+    if (algorithm == Algorithm::Lz4) {
+        return *cpu_;
+    }
+    return pick_for(algorithm, 0);
 }
 
 PageCompressor& CompressorSet::pick_for(Algorithm algorithm, std::size_t pages) {
@@ -157,7 +184,6 @@ PageCompressor& CompressorSet::pick_for(Algorithm algorithm, std::size_t pages) 
         compressor = make_cpu_compressor(
             choice_ == BackendChoice::Scalar ? Backend::Scalar : Backend::Cpu, config);
     }
-    ++batches_[static_cast<std::size_t>(compressor->backend())];
     return *compressor;
 }
 

@@ -23,6 +23,13 @@ class CompressorPicker {
     // The compressor for a batch of `pages` pages in `algorithm`; throws
     // Error(EOPNOTSUPP) for a format this picker has no compressor for.
     [[nodiscard]] virtual PageCompressor& pick_for(Algorithm algorithm, std::size_t pages);
+    // The compressor that redoes a batch whose own compressor failed: the
+    // CPU.  This default makes one liblz4 (or other format's) compressor on
+    // the calling thread per format, on first use.
+    [[nodiscard]] virtual PageCompressor& fallback_for(Algorithm algorithm);
+
+  private:
+    std::array<std::unique_ptr<PageCompressor>, ALGORITHM_COUNT> fallbacks_;
 };
 
 class CompressorSet final : public CompressorPicker {
@@ -40,6 +47,8 @@ class CompressorSet final : public CompressorPicker {
     // when that is the configured one), built on its first batch: only LZ4
     // runs on the GPU.
     [[nodiscard]] PageCompressor& pick_for(Algorithm algorithm, std::size_t pages) override;
+    // The CPU pool (for LZ4), or the format's own CPU compressor.
+    [[nodiscard]] PageCompressor& fallback_for(Algorithm algorithm) override;
 
     [[nodiscard]] bool has_gpu() const { return gpu_ != nullptr; }
 
@@ -47,17 +56,16 @@ class CompressorSet final : public CompressorPicker {
     void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
     // Lets the GPU read pages in `staging` (the ring's staging area) where
-    // they are, without the copy into pinned buffers, if the CUDA driver can
-    // register that memory; logs which way the pages go.  Nothing without a
-    // GPU.  Undone by release_staging(), which must come before the ring is
-    // unmapped.
-    void read_staging_in_place(std::span<const std::uint8_t> staging);
-    void release_staging();
+    // they are, without the copy into pinned buffers, and write compressed
+    // bytes straight into `output` (the ring's output area), if the CUDA
+    // driver can register that memory; logs which way the pages go.
+    // Nothing without a GPU.  Undone by release_ring(), which must come
+    // before the ring is unmapped.
+    void share_ring(std::span<const std::uint8_t> staging, std::span<std::uint8_t> output);
+    void release_ring();
     // Pages the GPU read in place, and pages it had copied first.
     [[nodiscard]] std::uint64_t gpu_pages_in_place() const;
     [[nodiscard]] std::uint64_t gpu_pages_copied() const;
-    // Batches each backend compressed (indexed by Backend).
-    [[nodiscard]] const std::array<std::uint64_t, 3>& batches() const { return batches_; }
 
   private:
     BackendChoice choice_;
@@ -67,8 +75,9 @@ class CompressorSet final : public CompressorPicker {
     CpuConfig cpu_config_;
     // The CPU compressor of each format other than LZ4, once it had a batch.
     std::array<std::unique_ptr<PageCompressor>, ALGORITHM_COUNT> others_;
-    const std::uint8_t* staging_ = nullptr;  // registered with the GPU's driver
-    std::array<std::uint64_t, 3> batches_{};
+    // Registered with the GPU's driver.
+    const std::uint8_t* staging_ = nullptr;
+    const std::uint8_t* output_ = nullptr;
     AgentMetrics* metrics_ = nullptr;
 };
 

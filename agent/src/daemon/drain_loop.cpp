@@ -1,7 +1,5 @@
 #include "drain_loop.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -11,7 +9,6 @@
 
 #include "log.hpp"
 #include "ozram/error.hpp"
-#include "ozram/gpu.hpp"
 
 namespace ozram::daemon {
 namespace {
@@ -24,6 +21,8 @@ constexpr std::chrono::microseconds POLL_STEP{20};
 // How long completions wait for CQ room before they are dropped (the
 // producer then takes the slots back by its timeout).
 constexpr std::chrono::seconds CQ_ROOM_TIMEOUT{1};
+// More batches in flight than this is a configuration mistake.
+constexpr std::uint32_t MAX_BATCHES_IN_FLIGHT = 64;
 
 // The library's pages are the ring's slots.
 static_assert(PAGE_SIZE == OZRAM_RING_PAGE_SIZE);
@@ -53,142 +52,26 @@ std::uint32_t ring_encoding(PageEncoding encoding) {
     return 0;
 }
 
-// Batches the GPU backend handed to the CPU so far (0 for other compressors).
-std::uint64_t gpu_fallbacks(const PageCompressor& compressor) {
-    const auto* gpu = dynamic_cast<const GpuBatchCompressor*>(&compressor);
-    return gpu ? gpu->fallback_batches() : 0;
-}
-
-// The doorbell thread's stack: it makes one ioctl and, on an error, an
-// exception with a message.
-constexpr std::size_t DOORBELL_STACK_SIZE = 256 * 1024;
-
-// The CPU time of the calling thread, system time included.
-std::chrono::nanoseconds thread_cpu_time() {
-    timespec now{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
-}
-
 }  // namespace
 
-void DrainLoop::ring_doorbell() {
-    if (!doorbell_running_) {
-        const auto before = thread_cpu_time();
-        transport_.notify_completions();
-        stats_.doorbell_cpu += thread_cpu_time() - before;
-        return;
-    }
-    rethrow_doorbell_error();
-    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        doorbell_pending_ = true;
-    }
-    doorbell_wake_.notify_one();
-}
-
-void DrainLoop::doorbell_thread() {
-    std::unique_lock lock(doorbell_mutex_);
-    for (;;) {
-        doorbell_wake_.wait(lock, [this] { return doorbell_pending_ || doorbell_stop_; });
-        if (!doorbell_pending_) {
-            return;  // stopped, with nothing left to ring
-        }
-        // Cleared before ringing: a publish from now on rings again, so no
-        // completion is left unreaped.
-        doorbell_pending_ = false;
-        lock.unlock();
-        const auto before = thread_cpu_time();
-        try {
-            transport_.notify_completions();
-        } catch (...) {
-            lock.lock();
-            doorbell_error_ = std::current_exception();
-            return;
-        }
-        doorbell_cpu_ns_ += (thread_cpu_time() - before).count();
-        lock.lock();
-    }
-}
-
-void DrainLoop::rethrow_doorbell_error() {
-    std::exception_ptr error;
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        error = std::exchange(doorbell_error_, nullptr);
-    }
-    if (error) {
-        std::rethrow_exception(error);
-    }
-}
-
-void DrainLoop::set_async_doorbell(bool on) {
-    if (on == doorbell_running_) {
-        return;
-    }
-    if (!on) {
-        finish_doorbell();
-        return;
-    }
-    doorbell_stop_ = false;
-    pthread_attr_t attributes;
-    int error = ::pthread_attr_init(&attributes);
-    if (error == 0) {
-        error = ::pthread_attr_setstacksize(&attributes, DOORBELL_STACK_SIZE);
-        if (error == 0) {
-            error = ::pthread_create(
-                &doorbell_, &attributes,
-                [](void* loop) -> void* {
-                    static_cast<DrainLoop*>(loop)->doorbell_thread();
-                    return nullptr;
-                },
-                this);
-        }
-        ::pthread_attr_destroy(&attributes);
-    }
-    if (error != 0) {
-        throw Error(error, "cannot start the doorbell thread");
-    }
-    doorbell_running_ = true;
-}
-
-void DrainLoop::finish_doorbell() {
-    if (!doorbell_running_) {
-        return;
-    }
-    {
-        const std::lock_guard lock(doorbell_mutex_);
-        doorbell_stop_ = true;
-    }
-    doorbell_wake_.notify_one();
-    ::pthread_join(doorbell_, nullptr);
-    doorbell_running_ = false;
-    stats_.doorbell_cpu = std::chrono::nanoseconds(doorbell_cpu_ns_.load());
-    rethrow_doorbell_error();
-}
-
-DrainLoop::~DrainLoop() {
-    try {
-        finish_doorbell();
-    } catch (...) {  // NOLINT(bugprone-empty-catch): nowhere left to report it
-    }
-}
-
 DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker)
+    : DrainLoop(transport, picker, own_metrics_) {}
+
+DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker,
+                     AgentMetrics& metrics)
     : transport_(transport),
       queues_(transport.view()),
       picker_(&picker),
+      metrics_(metrics),
+      doorbell_(transport, metrics),
       batch_size_(transport.view().header.slots),
       sqes_(transport.view().header.slots),
       pages_(transport.view().header.slots),
-      outputs_(transport.view().header.slots),
       spare_sqes_(transport.view().header.slots),
       spare_pages_(transport.view().header.slots),
       gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
       raw_length_(ozram_ring_producer_raw_length(&transport.view().header)) {
-    // Reserve the largest batch once; BatchResult::reset() keeps capacity.
-    result_.reset_without_payload(transport.view().header.slots);
+    set_batches_in_flight(DEFAULT_BATCHES_IN_FLIGHT);
 }
 
 void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds flush) {
@@ -196,41 +79,71 @@ void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds
     flush_ = flush;
 }
 
+void DrainLoop::set_batches_in_flight(std::uint32_t batches) {
+    if (batches_in_flight() != 0) {
+        throw Error(EBUSY, "the batches in flight can change only with none in flight");
+    }
+    const std::uint32_t slots = transport_.view().header.slots;
+    batches_.resize(std::clamp<std::uint32_t>(batches, 1, MAX_BATCHES_IN_FLIGHT));
+    // Every entry can hold a whole ring: step() then allocates nothing.
+    for (Batch& batch : batches_) {
+        batch.sqes.resize(slots);
+        batch.pages.resize(slots);
+        batch.outputs.resize(slots);
+        batch.result.reset_without_payload(slots);
+    }
+}
+
+std::uint32_t DrainLoop::batches_in_flight() const {
+    return static_cast<std::uint32_t>(std::count_if(batches_.begin(), batches_.end(),
+                                                    [](const Batch& b) { return b.order != 0; }));
+}
+
 Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
-    std::uint32_t available = queues_.pending();
-    if (available == 0) {
-        if (queues_.stopping()) {
-            return Step::Stopping;
+    bool took = false;
+    for (;;) {
+        std::uint32_t available = queues_.pending();
+        if (available == 0 && batches_in_flight() == 0 && !took) {
+            if (queues_.stopping()) {
+                return Step::Stopping;
+            }
+            if (transport_.wait_for_work(idle_timeout) == ring::Wake::ProducerGone) {
+                return Step::ProducerGone;
+            }
+            available = queues_.pending();
+            if (available == 0) {
+                return queues_.stopping() ? Step::Stopping : Step::Idle;
+            }
         }
-        if (transport_.wait_for_work(idle_timeout) == ring::Wake::ProducerGone) {
-            return Step::ProducerGone;
+        // Take work while a batch can start; with none in flight, a
+        // partial batch waits for the flush timeout to fill.
+        if (available == 0 || batches_in_flight() == batches_.size()) {
+            break;
         }
-        available = queues_.pending();
-        if (available == 0) {
-            return queues_.stopping() ? Step::Stopping : Step::Idle;
+        if (batches_in_flight() == 0) {
+            available = fill(available);
+        }
+        const std::uint32_t taken = std::min(available, batch_size_);
+        const std::uint32_t valid = gather(taken);
+        // The entries are copied: the producer may reuse them now.
+        queues_.consume(taken);
+        metrics_.record_rejected_submissions(taken - valid);
+        took = true;
+        // One batch per algorithm in the SQ's batch, each over a run of pages.
+        const std::array<std::uint32_t, OZRAM_RING_ALG_NR> runs = group_by_algorithm(valid);
+        std::uint32_t first = 0;
+        for (std::uint32_t algorithm = 0; algorithm < OZRAM_RING_ALG_NR; ++algorithm) {
+            if (runs[algorithm] != 0) {
+                start_run(first, runs[algorithm], static_cast<Algorithm>(algorithm));
+                first += runs[algorithm];
+            }
         }
     }
-    const std::uint32_t taken = std::min(fill(available), batch_size_);
-    const std::uint64_t rejected_before = stats_.rejected_sqes;
-    const std::uint32_t valid = gather(taken);
-    // The entries are copied: the producer may reuse them now.
-    queues_.consume(taken);
-    if (metrics_ != nullptr) {
-        metrics_->record_rejected_submissions(stats_.rejected_sqes - rejected_before);
+    // Post what has finished, waiting for the oldest at least.
+    if (Batch* batch = oldest(); batch != nullptr) {
+        finish(*batch);
     }
-    if (valid == 0) {
-        return Step::Drained;
-    }
-    // One compression per algorithm in the batch, each over a run of pages.
-    const std::array<std::uint32_t, OZRAM_RING_ALG_NR> runs = group_by_algorithm(valid);
-    std::uint32_t first = 0;
-    for (std::uint32_t algorithm = 0; algorithm < OZRAM_RING_ALG_NR; ++algorithm) {
-        if (runs[algorithm] != 0) {
-            compress_run(first, runs[algorithm], static_cast<Algorithm>(algorithm));
-            first += runs[algorithm];
-        }
-    }
-    ++stats_.batches;
+    finish_done();
     return Step::Drained;
 }
 
@@ -257,52 +170,138 @@ std::array<std::uint32_t, OZRAM_RING_ALG_NR> DrainLoop::group_by_algorithm(std::
     return runs;
 }
 
-void DrainLoop::compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
-    std::int32_t status = OZRAM_RING_STATUS_OK;
-    std::uint32_t cqe_flags = 0;
-    const DrainStats before = stats_;
-    Backend backend = Backend::Scalar;
-    bool gpu_fell_back = false;
+DrainLoop::Batch* DrainLoop::oldest() {
+    Batch* found = nullptr;
+    for (Batch& batch : batches_) {
+        if (batch.order != 0 && (found == nullptr || batch.order < found->order)) {
+            found = &batch;
+        }
+    }
+    return found;
+}
+
+DrainLoop::Batch& DrainLoop::room_for(PageCompressor& compressor) {
+    for (;;) {
+        std::size_t on_compressor = 0;
+        Batch* free = nullptr;
+        Batch* oldest_on_compressor = nullptr;
+        for (Batch& batch : batches_) {
+            if (batch.order == 0) {
+                free = free != nullptr ? free : &batch;
+            } else if (batch.compressor == &compressor) {
+                ++on_compressor;
+                if (oldest_on_compressor == nullptr || batch.order < oldest_on_compressor->order) {
+                    oldest_on_compressor = &batch;
+                }
+            }
+        }
+        if (free != nullptr && on_compressor < compressor.max_in_flight()) {
+            return *free;
+        }
+        finish(free == nullptr ? *oldest() : *oldest_on_compressor);
+    }
+}
+
+void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
+    PageCompressor* compressor = nullptr;
     try {
-        PageCompressor& compressor = picker_->pick_for(algorithm, count);
-        backend = compressor.backend();
-        const std::uint64_t fallbacks_before = gpu_fallbacks(compressor);
-        // Straight into the output slots: the compressor's bytes are where
-        // the producer reads them, with no copy in between.
-        const ring::RingView& view = queues_.view();
-        for (std::uint32_t i = 0; i < count; ++i) {
-            outputs_[i] = view.output_slot(sqes_[first + i].slot);
-        }
-        compressor.compress_into(std::span<const std::uint8_t* const>(pages_.data() + first, count),
-                                 std::span<std::uint8_t* const>(outputs_.data(), count), result_);
-        // A batch of which any part fell back to the CPU counts as CPU work.
-        gpu_fell_back = gpu_fallbacks(compressor) != fallbacks_before;
-        if (backend == Backend::Gpu && !gpu_fell_back) {
-            cqe_flags = gpu_flag_;
-        }
-        if (result_.pages.size() != count) {
-            throw Error(EIO, "the compressor returned " + std::to_string(result_.pages.size()) +
-                                 " pages for " + std::to_string(count));
-        }
+        compressor = &picker_->pick_for(algorithm, count);
     } catch (const std::system_error& error) {
-        // The producer compresses these pages itself.
-        status = -std::clamp(error.code().value(), 1, 4095);
+        // No compressor for the format: the producer compresses these itself.
         log_error(std::string("batch of ") + std::to_string(count) + " " +
                   std::string(to_string(algorithm)) + " pages failed: " + error.what());
-    } catch (const std::exception& error) {
-        status = -EIO;
-        log_error(std::string("batch of ") + std::to_string(count) + " " +
-                  std::string(to_string(algorithm)) + " pages failed: " + error.what());
+        post_failed(first, count, -std::clamp(error.code().value(), 1, 4095));
+        return;
     }
-    complete(first, count, status, cqe_flags);
-    if (metrics_ != nullptr) {
-        const bool ok = status == OZRAM_RING_STATUS_OK;
-        metrics_->record_batch(backend, count, result_, ok, gpu_fell_back);
-        metrics_->record_completed(
-            backend == Backend::Gpu && gpu_fell_back ? Backend::Cpu : backend,
-            stats_.pages - before.pages, stats_.bytes_out - before.bytes_out);
-        metrics_->record_dropped_completions(stats_.dropped_cqes - before.dropped_cqes);
+    const ring::RingView& view = queues_.view();
+    const auto most = static_cast<std::uint32_t>(
+        std::clamp<std::size_t>(compressor->max_batch_pages(), 1, count));
+    for (std::uint32_t done = 0; done < count; done += most) {
+        const std::uint32_t n = std::min(most, count - done);
+        Batch& batch = room_for(*compressor);
+        batch.compressor = compressor;
+        batch.algorithm = algorithm;
+        batch.count = n;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            batch.sqes[i] = sqes_[first + done + i];
+            batch.pages[i] = pages_[first + done + i];
+            // Straight into the output slots: the compressor's bytes are where
+            // the producer reads them, with no copy in between.
+            batch.outputs[i] = view.output_slot(batch.sqes[i].slot);
+        }
+        batch.order = next_order_++;
+        try {
+            batch.ticket = compressor->submit(
+                std::span<const std::uint8_t* const>(batch.pages.data(), n),
+                std::span<std::uint8_t* const>(batch.outputs.data(), n), batch.result);
+        } catch (...) {
+            batch.compressor = nullptr;  // finish() redoes it on the CPU
+        }
     }
+}
+
+void DrainLoop::finish_done() {
+    for (Batch& batch : batches_) {
+        if (batch.order == 0) {
+            continue;
+        }
+        bool done = true;
+        try {
+            done = batch.compressor == nullptr || batch.compressor->poll(batch.ticket);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): finish() sees it again
+        }
+        if (done) {
+            finish(batch);
+        }
+    }
+}
+
+void DrainLoop::finish(Batch& batch) {
+    const std::span<const std::uint8_t* const> pages(batch.pages.data(), batch.count);
+    const std::span<std::uint8_t* const> outputs(batch.outputs.data(), batch.count);
+    const auto what = [&] {  // for the logs only: no allocation on the way that works
+        return "batch of " + std::to_string(batch.count) + " " +
+               std::string(to_string(batch.algorithm)) + " pages";
+    };
+    const Backend intended =
+        batch.compressor != nullptr ? batch.compressor->backend() : Backend::Cpu;
+    std::int32_t status = OZRAM_RING_STATUS_OK;
+    bool fell_back = batch.compressor == nullptr;
+    if (!fell_back) {
+        try {
+            batch.compressor->complete(batch.ticket);
+            if (batch.result.pages.size() != batch.count) {
+                throw Error(EIO, "the compressor returned " +
+                                     std::to_string(batch.result.pages.size()) + " pages for " +
+                                     std::to_string(batch.count));
+            }
+        } catch (const std::exception& error) {
+            log_warning(what() + " failed on the " + std::string(to_string(intended)) +
+                        " backend: " + error.what() + "; compressing it on the CPU");
+            fell_back = true;
+        }
+    }
+    if (fell_back) {
+        // The CPU redoes the batch: its pages are still staged and its
+        // slots still the agent's, whatever the backend did with them.
+        try {
+            picker_->fallback_for(batch.algorithm).compress_into(pages, outputs, batch.result);
+        } catch (const std::system_error& error) {
+            status = -std::clamp(error.code().value(), 1, 4095);
+            log_error(what() + " failed: " + error.what());
+        } catch (const std::exception& error) {
+            status = -EIO;
+            log_error(what() + " failed: " + error.what());
+        }
+    }
+    const Backend backend = status == OZRAM_RING_STATUS_OK ? batch.result.backend : intended;
+    // A batch that any part of fell back to the CPU counts as CPU work.
+    const bool gpu_fell_back = intended == Backend::Gpu && backend != Backend::Gpu;
+    metrics_.record_batch(intended, batch.count, batch.result, status == OZRAM_RING_STATUS_OK,
+                          gpu_fell_back);
+    post(batch, status, backend == Backend::Gpu ? gpu_flag_ : 0, backend);
+    batch.order = 0;
+    batch.compressor = nullptr;
 }
 
 std::uint32_t DrainLoop::fill(std::uint32_t available) {
@@ -328,7 +327,6 @@ std::uint32_t DrainLoop::gather(std::uint32_t count) {
         const ozram_ring_sqe sqe = queues_.peek(k);
         if (ozram_ring_check_sqe(&sqe, view.header.slots) != OZRAM_RING_OK) {
             // No slot to answer for: nothing the producer could accept.
-            ++stats_.rejected_sqes;
             continue;
         }
         sqes_[valid] = sqe;
@@ -344,7 +342,7 @@ bool DrainLoop::wait_for_cq_room() {
     }
     // Let the producer see what is posted so far, then give it time to reap.
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
     const auto deadline = Clock::now() + CQ_ROOM_TIMEOUT;
     while (queues_.cq_space() == 0) {
         if (Clock::now() >= deadline) {
@@ -355,20 +353,42 @@ bool DrainLoop::wait_for_cq_room() {
     return true;
 }
 
-void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
-                         std::uint32_t cqe_flags) {
-    const ring::RingView& view = queues_.view();
-    const std::size_t threshold = view.header.huge_threshold;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        if (!wait_for_cq_room()) {
-            stats_.dropped_cqes += count - i;
-            log_warning("the producer reaps no completions; dropped " + std::to_string(count - i));
+bool DrainLoop::post_one(const ozram_ring_cqe& cqe) {
+    if (!wait_for_cq_room()) {
+        return false;
+    }
+    queues_.post(cqe);
+    return true;
+}
+
+void DrainLoop::post_failed(std::uint32_t first, std::uint32_t count, std::int32_t status) {
+    std::uint64_t posted = 0;
+    for (; posted < count; ++posted) {
+        const ozram_ring_sqe& sqe = sqes_[first + posted];
+        if (!post_one({sqe.slot, sqe.generation, status, 0, 0, 0, 0})) {
+            metrics_.record_dropped_completions(count - posted);
+            log_warning("the producer reaps no completions; dropped " +
+                        std::to_string(count - posted));
             break;
         }
-        const ozram_ring_sqe& sqe = sqes_[first + i];
+    }
+    metrics_.record_failed_pages(posted);
+    queues_.publish();
+    doorbell_.ring();
+}
+
+void DrainLoop::post(const Batch& batch, std::int32_t status, std::uint32_t cqe_flags,
+                     Backend backend) {
+    const ring::RingView& view = queues_.view();
+    const std::size_t threshold = view.header.huge_threshold;
+    std::uint64_t pages = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t bytes = 0;
+    for (std::uint32_t i = 0; i < batch.count; ++i) {
+        const ozram_ring_sqe& sqe = batch.sqes[i];
         ozram_ring_cqe cqe{sqe.slot, sqe.generation, status, 0, 0, 0, 0};
         if (status == OZRAM_RING_STATUS_OK) {
-            const CompressedPage& page = result_.pages[i];
+            const CompressedPage& page = batch.result.pages[i];
             cqe.encoding = ring_encoding(page.encoding);
             if (page.encoding == PageEncoding::SameFilled) {
                 cqe.fill = page.fill_word;
@@ -382,22 +402,28 @@ void DrainLoop::complete(std::uint32_t first, std::uint32_t count, std::int32_t 
                 cqe.encoding = ring_encoding(PageEncoding::Raw);
                 cqe.length = raw_length_;
                 if (raw_length_ != 0) {
-                    std::memcpy(view.output_slot(sqe.slot), pages_[first + i], PAGE_SIZE);
+                    std::memcpy(view.output_slot(sqe.slot), batch.pages[i], PAGE_SIZE);
                 }
             }
             cqe.flags = cqe_flags;
-            ++stats_.pages;
-            stats_.bytes_out += cqe.length;
-            if (cqe_flags & OZRAM_RING_CQE_F_GPU) {
-                ++stats_.gpu_pages;
-            }
-        } else {
-            ++stats_.failed_pages;
         }
-        queues_.post(cqe);
+        if (!post_one(cqe)) {
+            metrics_.record_dropped_completions(batch.count - i);
+            log_warning("the producer reaps no completions; dropped " +
+                        std::to_string(batch.count - i));
+            break;
+        }
+        if (status == OZRAM_RING_STATUS_OK) {
+            ++pages;
+            bytes += cqe.length;
+        } else {
+            ++failed;
+        }
     }
+    metrics_.record_completed(backend, pages, bytes);
+    metrics_.record_failed_pages(failed);
     queues_.publish();
-    ring_doorbell();
+    doorbell_.ring();
 }
 
 }  // namespace ozram::daemon

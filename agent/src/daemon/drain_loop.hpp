@@ -1,39 +1,27 @@
-// The agent's work: take a batch of pages from the SQ, compress it, put the
-// bytes in the output slots and the completions in the CQ.
+// The agent's work: take batches of pages from the SQ, compress them, put
+// the bytes in the output slots and the completions in the CQ.  Several
+// batches are in flight at once (on the GPU, or on the CPU pool's thread):
+// the loop takes new work while older batches compress, and posts each
+// batch's completions when it finishes.
 #pragma once
 
-#include <pthread.h>
-
 #include <array>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <vector>
 
 #include "agent_metrics.hpp"
 #include "agent_queues.hpp"
 #include "compressor_set.hpp"
+#include "doorbell.hpp"
+#include "ozram/algorithm.hpp"
 #include "ozram/batch_result.hpp"
 #include "ring_transport.hpp"
 
 namespace ozram::daemon {
 
-struct DrainStats {
-    std::uint64_t batches = 0;
-    std::uint64_t pages = 0;          // completed with status OK
-    std::uint64_t bytes_out = 0;      // stored bytes of those pages
-    std::uint64_t gpu_pages = 0;      // of those, posted with OZRAM_RING_CQE_F_GPU
-    std::uint64_t failed_pages = 0;   // completed with an error status
-    std::uint64_t rejected_sqes = 0;  // SQ entries naming no slot: skipped
-    std::uint64_t dropped_cqes = 0;   // the producer never made CQ room
-    // CPU time spent in the producer's doorbell (by this thread, or by the
-    // doorbell thread): for the kernel, the module checking and storing the
-    // results inside the ioctl.
-    std::chrono::nanoseconds doorbell_cpu{0};
-};
+// Batches in flight by default: the seeds' pipeline depth.
+inline constexpr std::uint32_t DEFAULT_BATCHES_IN_FLIGHT = 4;
 
 enum class Step {
     Idle,          // nothing to do within the idle timeout
@@ -46,35 +34,54 @@ enum class Step {
 // nothing (the compressor's own behaviour aside).
 class DrainLoop {
   public:
+    // The loop counts its work in `metrics`, which must outlive it; without
+    // them, in metrics of its own.
     DrainLoop(ring::RingTransport& transport, CompressorPicker& picker);
-    ~DrainLoop();
+    DrainLoop(ring::RingTransport& transport, CompressorPicker& picker, AgentMetrics& metrics);
     DrainLoop(const DrainLoop&) = delete;
     DrainLoop& operator=(const DrainLoop&) = delete;
 
-    // Rings the doorbell from a thread of its own: the producer then checks
-    // and stores one batch's results (for the kernel: decodes each with its
-    // algorithm's safe decoder, inside the ioctl) while this loop compresses
-    // the next batch.  The transport's notify_completions() must then be
-    // safe to call from another thread than the loop's.  Off by default.
-    void set_async_doorbell(bool on);
+    // The doorbell from a thread of its own (Doorbell::set_async()): the
+    // producer checks one batch's results while this loop compresses the
+    // next.  Off by default.
+    void set_async_doorbell(bool on) { doorbell_.set_async(on); }
     // Rings once more for what is posted, and ends the doorbell thread; an
     // error it met is thrown here.  Call before the transport detaches.
-    void finish_doorbell();
+    void finish_doorbell() { doorbell_.finish(); }
 
     // batch_size is capped at the ring's slot count.
     void set_batching(std::uint32_t batch_size, std::chrono::microseconds flush);
+    // Batches in flight at most (1..64; each compressor also has its own
+    // bound, PageCompressor::max_in_flight()).  Only between steps with none
+    // in flight.
+    void set_batches_in_flight(std::uint32_t batches);
     void set_picker(CompressorPicker& picker) { picker_ = &picker; }
-    // Where the loop also counts its work for the metrics endpoint; null
-    // (the default) for nowhere.  Must outlive the loop.
-    void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
-    // Waits up to `idle_timeout` for work, then completes at most one batch.
+    // Waits up to `idle_timeout` for work; takes what the SQ holds while a
+    // batch can start; then waits for the oldest batch in flight and posts
+    // its completions, and those of any other batch that has finished.
+    // Returns Stopping or ProducerGone only with no batch in flight.
     Step step(std::chrono::microseconds idle_timeout);
+    [[nodiscard]] std::uint32_t batches_in_flight() const;
 
-    [[nodiscard]] const DrainStats& stats() const { return stats_; }
+    [[nodiscard]] const AgentMetrics& metrics() const { return metrics_; }
     [[nodiscard]] std::uint32_t batch_size() const { return batch_size_; }
 
   private:
+    // A run of one format's pages, in flight on its compressor.
+    struct Batch {
+        std::uint64_t order = 0;  // when it was submitted; 0: a free entry
+        PageCompressor* compressor = nullptr;
+        PageCompressor::Ticket ticket = 0;
+        Algorithm algorithm = Algorithm::Lz4;
+        std::uint32_t count = 0;
+        std::vector<ozram_ring_sqe> sqes;
+        std::vector<const std::uint8_t*> pages;
+        // The output slots of the pages, where the compressor writes.
+        std::vector<std::uint8_t*> outputs;
+        BatchResult result;
+    };
+
     // Waits up to the flush timeout for a partial batch to fill.
     std::uint32_t fill(std::uint32_t available);
     // Copies the SQ entries naming a slot into sqes_/pages_; returns their count.
@@ -83,32 +90,40 @@ class DrainLoop {
     // OZRAM_RING_ALG_* order, each in its order of arrival) and returns how
     // many each algorithm has.
     std::array<std::uint32_t, OZRAM_RING_ALG_NR> group_by_algorithm(std::uint32_t count);
-    // Compresses the gathered pages [first, first + count), all in
-    // `algorithm`, and completes them.
-    void compress_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
-    // Posts a completion per gathered page of [first, first + count), whose
-    // results are result_'s, their bytes already in their output slots;
-    // cqe_flags go on the OK ones.
-    void complete(std::uint32_t first, std::uint32_t count, std::int32_t status,
-                  std::uint32_t cqe_flags);
-    // Rings the producer's doorbell and counts the CPU time it took, or
-    // hands the ring to the doorbell thread.
-    void ring_doorbell();
-    void doorbell_thread();
-    // An error of the doorbell thread, thrown on the loop's thread.
-    void rethrow_doorbell_error();
+    // Starts the gathered pages [first, first + count), all in `algorithm`,
+    // as batches in flight (several when the compressor takes fewer pages
+    // a batch); finishes older batches first when there is no room.
+    void start_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
+    // A free entry for a batch on `compressor`, after finishing the oldest
+    // batches while there is none or the compressor has no room.
+    Batch& room_for(PageCompressor& compressor);
+    // Waits for a batch, redoes it on the CPU if its compressor failed, and
+    // posts its completions.
+    void finish(Batch& batch);
+    // Finishes every batch that is done, without waiting.
+    void finish_done();
+    [[nodiscard]] Batch* oldest();
+    // Posts a completion per page of the batch (its result's, with
+    // cqe_flags on the OK ones, which count as `backend`'s work, or
+    // `status` on all).
+    void post(const Batch& batch, std::int32_t status, std::uint32_t cqe_flags, Backend backend);
+    // Posts `status` for the gathered pages [first, first + count).
+    void post_failed(std::uint32_t first, std::uint32_t count, std::int32_t status);
+    // Posts one completion; false when the producer makes no CQ room.
+    bool post_one(const ozram_ring_cqe& cqe);
     bool wait_for_cq_room();
 
     ring::RingTransport& transport_;
     ring::AgentQueues queues_;
     CompressorPicker* picker_;
-    AgentMetrics* metrics_ = nullptr;
+    AgentMetrics own_metrics_;
+    AgentMetrics& metrics_;
+    Doorbell doorbell_;
     std::uint32_t batch_size_;
     std::chrono::microseconds flush_{200};
+    // The batch being taken from the SQ, before its runs start.
     std::vector<ozram_ring_sqe> sqes_;
     std::vector<const std::uint8_t*> pages_;
-    // The output slots of a run's pages, where the compressor writes.
-    std::vector<std::uint8_t*> outputs_;
     // Where group_by_algorithm() sorts to, the same size as sqes_ and pages_.
     std::vector<ozram_ring_sqe> spare_sqes_;
     std::vector<const std::uint8_t*> spare_pages_;
@@ -117,21 +132,9 @@ class DrainLoop {
     // The length of a RAW completion: 0 when the producer keeps its staged
     // copy (ABI 1.4), else a page copied into the output slot.
     std::uint32_t raw_length_;
-    BatchResult result_;
-    DrainStats stats_;
-
-    // The doorbell thread, when on: `pending` says a publish has not been
-    // rung since; it rings with the lock dropped.
-    // A pthread for its small stack: ozramd locks its memory, every page of
-    // a thread's stack included.
-    pthread_t doorbell_{};
-    bool doorbell_running_ = false;
-    std::mutex doorbell_mutex_;
-    std::condition_variable doorbell_wake_;
-    bool doorbell_pending_ = false;
-    bool doorbell_stop_ = false;
-    std::exception_ptr doorbell_error_;
-    std::atomic<std::int64_t> doorbell_cpu_ns_{0};
+    // The batches in flight, each entry sized for a whole ring.
+    std::vector<Batch> batches_;
+    std::uint64_t next_order_ = 1;
 };
 
 }  // namespace ozram::daemon

@@ -94,8 +94,8 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 // take over the staging area's registration from the old ones (the driver
 // registers a range once).
 void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
-            std::span<const std::uint8_t> staging, AgentMetrics& metrics,
-            std::optional<int> running_nice) {
+            std::span<const std::uint8_t> staging, std::span<std::uint8_t> output,
+            AgentMetrics& metrics, std::optional<int> running_nice) {
     Config config;
     try {
         config = effective_config(options);
@@ -112,9 +112,9 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     try {
         auto fresh = build_compressors(cached, config);
         fresh->set_metrics(&metrics);
-        compressors->release_staging();
+        compressors->release_ring();
         if (config.gpu_staging == GpuStaging::InPlace) {
-            fresh->read_staging_in_place(staging);
+            fresh->share_ring(staging, output);
         }
         loop.set_picker(*fresh);
         compressors = std::move(fresh);
@@ -203,12 +203,12 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     transport->declare_algorithms((1u << OZRAM_RING_ALG_NR) - 1);
 
     const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
+    const std::span<std::uint8_t> output{view.output, view.header.output.size};
     if (initial.gpu_staging == GpuStaging::InPlace) {
-        compressors->read_staging_in_place(staging);
+        compressors->share_ring(staging, output);
     }
 
-    DrainLoop loop(*transport, *compressors);
-    loop.set_metrics(&metrics);
+    DrainLoop loop(*transport, *compressors, metrics);
     apply_batching(loop, initial);
     // The module checks every result inside the doorbell's ioctl (with
     // verify=1 it decodes each): rung from a thread of its own, that check
@@ -220,7 +220,7 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     SignalFlags& flags = signal_flags();
     while (!flags.stop) {
         if (flags.reload.exchange(false)) {
-            reload(options, loop, compressors, staging, metrics, initial.nice);
+            reload(options, loop, compressors, staging, output, metrics, initial.nice);
         }
         const Step step = loop.step(IDLE_TIMEOUT);
         if (step == Step::Stopping) {
@@ -238,20 +238,21 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     } catch (const std::exception& error) {
         log_warning(std::string("the last doorbell failed: ") + error.what());
     }
-    // The driver must let go of the staging area before it is unmapped.
-    compressors->release_staging();
+    // The driver must let go of the ring's areas before they are unmapped.
+    compressors->release_ring();
     transport->detach();
-    const DrainStats& stats = loop.stats();
-    const auto& batches = compressors->batches();
     log_info(
-        "detached: " + std::to_string(stats.pages) + " pages (" + std::to_string(stats.gpu_pages) +
-        " on the GPU) in " + std::to_string(stats.batches) + " batches (gpu " +
-        std::to_string(batches[0]) + ", cpu " + std::to_string(batches[1]) + ", scalar " +
-        std::to_string(batches[2]) + "), " + std::to_string(stats.bytes_out) + " bytes out, " +
-        std::to_string(stats.failed_pages) + " failed, " + std::to_string(stats.rejected_sqes) +
-        " bad submissions, " +
+        "detached: " + std::to_string(metrics.pages()) + " pages (" +
+        std::to_string(metrics.pages(Backend::Gpu)) + " on the GPU) in " +
+        std::to_string(metrics.batches()) + " batches (gpu " +
+        std::to_string(metrics.batches(Backend::Gpu)) + ", cpu " +
+        std::to_string(metrics.batches(Backend::Cpu)) + ", scalar " +
+        std::to_string(metrics.batches(Backend::Scalar)) + "), " +
+        std::to_string(metrics.output_bytes()) + " bytes out, " +
+        std::to_string(metrics.failed_pages()) + " failed, " +
+        std::to_string(metrics.rejected_submissions()) + " bad submissions, " +
         std::to_string(
-            std::chrono::duration_cast<std::chrono::milliseconds>(stats.doorbell_cpu).count()) +
+            std::chrono::duration_cast<std::chrono::milliseconds>(metrics.doorbell_cpu()).count()) +
         " ms of CPU in the producer's doorbell");
     if (compressors->has_gpu()) {
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +

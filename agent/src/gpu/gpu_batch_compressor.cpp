@@ -1,21 +1,17 @@
-// GpuBatchCompressor: batches through the slot pipeline (slot_pipeline.hpp)
-// and the LZ4 page kernels, with the CPU finishing any batch the GPU cannot.
+// GpuBatchCompressor: batches through the pipeline (batch_pipeline.hpp) on a
+// Device, with the CPU finishing any batch the GPU cannot.
+#include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "gpu/cuda_call.hpp"
-#include "gpu/host_regions.hpp"
-#include "gpu/slot_pipeline.hpp"
-#include "kernels/lz4_kernels.hpp"
+#include "gpu/batch_pipeline.hpp"
+#include "gpu/gpu_compressor_factory.hpp"
 #include "ozram/diagnostics.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
-#include "page_sink.hpp"
 
 namespace ozram {
 
@@ -23,16 +19,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Device resets tried before the GPU is given up for good.
-constexpr int MAX_DEVICE_RESETS = 3;
-// Slots and pages per batch beyond which a configuration is surely a mistake.
+// Slots and pages per slot beyond which a configuration is surely a mistake.
 constexpr std::size_t MAX_SLOTS = 64;
 constexpr std::size_t MAX_BATCH_PAGES = std::size_t{1} << 20;
-
-// A result from the device that no correct kernel produces.
-class ImpossibleResult : public std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+// Pages a slot holds at most: a larger batch_size is split into chunks of
+// this many (a slot's buffers are 8 KiB a page of device memory).
+constexpr std::size_t MAX_SLOT_PAGES = 65536;
 
 std::uint64_t ns_since(Clock::time_point start) {
     return static_cast<std::uint64_t>(
@@ -79,101 +71,55 @@ void check_compressed_batch(const BatchResult& in) {
     }
 }
 
+void add_times(BatchResult& out, const gpu::StageTimes& times) {
+    out.h2d_time_ns += times.h2d_ns;
+    out.kernel_time_ns += times.kernel_ns;
+    out.d2h_time_ns += times.d2h_ns;
+}
+
 }  // namespace
 
 struct GpuBatchCompressor::Impl {
+    // A batch submitted and not yet completed.
+    struct InFlight {
+        bool used = false;
+        Ticket ticket = 0;
+        std::optional<gpu::Ticket> on_device;  // none: finished on the CPU at submit
+        bool finished = false;                 // the device's part is done (settle())
+        std::span<const std::uint8_t* const> pages;
+        std::span<std::uint8_t* const> outputs;
+        BatchResult* out = nullptr;
+        std::exception_ptr error;
+        Clock::time_point start;
+    };
+
     GpuBatchConfig config;
-    GpuDeviceInfo device;
-    std::optional<gpu::SlotPipeline> pipeline;  // empty once the GPU is given up
-    std::unique_ptr<PageCompressor> cpu;        // made at the first fallback
-    std::map<int, std::uint64_t> failures;      // by cudaError_t
-    std::uint64_t fallback_batches = 0;         // batches the CPU finished
-    int device_resets = 0;
-    gpu::HostRegions host_regions;  // registered memory the device reads in place
-    std::uint64_t pages_in_place = 0;
-    std::uint64_t pages_copied = 0;
+    GpuDeviceInfo info;
+    std::shared_ptr<gpu::Device> device;
+    std::optional<gpu::BatchPipeline> pipeline;  // empty once the GPU is given up
+    std::unique_ptr<PageCompressor> cpu;         // made at the first fallback
+    std::map<int, std::uint64_t> failures;       // by the device's error code
+    std::uint64_t fallback_batches = 0;          // batches the CPU finished
+    std::uint64_t stream_recoveries = 0;
+    gpu::HostWork host_work_before_loss;  // of a pipeline given up
+    std::vector<InFlight> in_flight;
+    Ticket next_ticket = 1;
 
-    Impl(const GpuBatchConfig& c, GpuDeviceInfo d) : config(c), device(std::move(d)) {
-        select_device();
-        pipeline.emplace(config.batch_size, config.ring_buffer_slots, config.async_dma);
-    }
-
-    ~Impl() {
-        for (const gpu::HostRegion& region : host_regions.regions())
-            cudaHostUnregister(const_cast<std::uint8_t*>(region.host));
-    }
-    Impl(const Impl&) = delete;
-    Impl& operator=(const Impl&) = delete;
-
-    // Registers `region` with the driver and returns the device address of
-    // its first byte, or the driver's reason for refusing.  Read-only where
-    // the device supports it: the agent maps the kernel's staging area
-    // read-only, and pinning it for writing would fail.
-    // Throws nothing: a refusal only means the pages are copied.
-    std::optional<std::uint64_t> pin_and_map(std::span<const std::uint8_t> region,
-                                             std::string& why) const {
-        int read_only = 0;
-        if (cudaDeviceGetAttribute(&read_only, cudaDevAttrHostRegisterReadOnlySupported,
-                                   config.device_index) != cudaSuccess) {
-            read_only = 0;
-        }
-        const unsigned flags = cudaHostRegisterMapped | (read_only ? cudaHostRegisterReadOnly : 0u);
-        void* host = const_cast<std::uint8_t*>(region.data());
-        cudaError_t result = cudaSetDevice(config.device_index);
-        if (result == cudaSuccess)
-            result = cudaHostRegister(host, region.size(), flags);
-        if (result == cudaSuccess) {
-            void* device_address = nullptr;
-            result = cudaHostGetDevicePointer(&device_address, host, 0);
-            if (result == cudaSuccess)
-                return reinterpret_cast<std::uint64_t>(device_address);
-            cudaHostUnregister(host);
-        }
-        cudaGetLastError();  // neither failure is sticky; do not leave it for the next call
-        why = std::string(cudaGetErrorName(result)) + " (" + cudaGetErrorString(result) + ")";
-        return std::nullopt;
-    }
-
-    // After cudaDeviceReset the driver has forgotten every registration.
-    void register_regions_again() {
-        const std::vector<gpu::HostRegion> known(host_regions.regions().begin(),
-                                                 host_regions.regions().end());
-        for (const gpu::HostRegion& region : known) {
-            host_regions.remove(region.host);
-            std::string why;
-            const auto address = pin_and_map({region.host, region.bytes}, why);
-            if (address) {
-                host_regions.add({region.host, region.bytes, *address});
-            } else {
-                warn("after the device reset, a host region of " + std::to_string(region.bytes) +
-                     " bytes could not be registered again (" + why +
-                     "); its pages are copied from now on");
-            }
-        }
-    }
-
-    // Fills slot.host_sources and returns true when the device can read
-    // every page of the chunk in place.
-    bool find_in_place(std::span<const std::uint8_t* const> chunk, gpu::Slot& slot) const {
-        if (host_regions.empty())
-            return false;
-        for (std::size_t i = 0; i < chunk.size(); ++i) {
-            const auto address = host_regions.device_address(chunk[i], PAGE_SIZE);
-            if (!address)
-                return false;
-            slot.host_sources.data()[i] = *address;
-        }
-        return true;
-    }
-
-    void select_device() const {
-        gpu::cuda_check(cudaSetDevice(config.device_index), "cudaSetDevice");
+    Impl(const GpuBatchConfig& c, std::shared_ptr<gpu::Device> d, GpuDeviceInfo i)
+        : config(c), info(std::move(i)), device(std::move(d)) {
+        const std::size_t slots = config.async_dma ? config.ring_buffer_slots : 1;
+        device->make_current();
+        pipeline.emplace(*device, gpu::PipelineConfig{std::min(config.batch_size, MAX_SLOT_PAGES),
+                                                      slots, config.kernel, huge_threshold()});
+        in_flight.resize(slots);
     }
 
     // The largest LZ4 block kept, as the kernel takes it.
     std::uint32_t huge_threshold() const {
         return static_cast<std::uint32_t>(std::min(config.huge_threshold, PAGE_SIZE));
     }
+
+    std::size_t slot_pages() const { return std::min(config.batch_size, MAX_SLOT_PAGES); }
 
     PageCompressor& cpu_compressor() {
         if (!cpu) {
@@ -184,159 +130,174 @@ struct GpuBatchCompressor::Impl {
         return *cpu;
     }
 
-    void compress_on_device(std::span<const std::uint8_t* const> pages, const PageSink& sink,
-                            BatchResult& out) {
-        select_device();
-        const std::uint32_t threshold = huge_threshold();
-        std::uint64_t in_place = 0;
-        std::uint64_t copied = 0;
-        const gpu::StageTimes times = pipeline->run(
-            pages.size(), false,
-            [&](gpu::Slot& slot) {
-                const auto chunk = pages.subspan(slot.first, slot.count);
-                if (find_in_place(chunk, slot)) {
-                    slot.gather = true;
-                    return;
-                }
-                for (std::size_t i = 0; i < slot.count; ++i)
-                    std::memcpy(slot.host_in.data() + i * PAGE_SIZE, chunk[i], PAGE_SIZE);
-            },
-            [&](gpu::Slot& slot, cudaStream_t stream) {
-                return kernels::launch_compress_pages(
-                    slot.device_in.data(), slot.device_out.data(), slot.device_descriptors.data(),
-                    static_cast<std::uint32_t>(slot.count), threshold, stream);
-            },
-            [&](const gpu::Slot& slot) {
-                unpack_compressed(slot, threshold, sink, out);
-                (slot.gather ? in_place : copied) += slot.count;
-            });
-        // Counted only for a batch the device finished (a failed one is redone on the CPU).
-        pages_in_place += in_place;
-        pages_copied += copied;
-        out.h2d_time_ns = times.h2d_ns;
-        out.kernel_time_ns = times.kernel_ns;
-        out.d2h_time_ns = times.d2h_ns;
+    gpu::HostWork host_work() const {
+        gpu::HostWork work = host_work_before_loss;
+        if (pipeline) {
+            const gpu::HostWork& now = pipeline->host_work();
+            work.bytes_copied += now.bytes_copied;
+            work.descriptor_bytes += now.descriptor_bytes;
+            work.pages_in_place += now.pages_in_place;
+            work.pages_copied += now.pages_copied;
+            work.outputs_in_place += now.outputs_in_place;
+            work.outputs_copied += now.outputs_copied;
+        }
+        return work;
     }
 
-    // The D2H copy brought whole slots into pinned memory; only each page's
-    // own bytes are copied on, into the sink (see Documentation/gpu.md).
-    static void unpack_compressed(const gpu::Slot& slot, std::uint32_t threshold,
-                                  const PageSink& sink, BatchResult& out) {
-        for (std::size_t i = 0; i < slot.count; ++i) {
-            const kernels::PageDescriptor& d = slot.host_descriptors.data()[i];
-            const std::size_t index = slot.first + i;
-            const bool size_ok =
-                (d.encoding == PageEncoding::Lz4 && d.size > 0 && d.size <= threshold) ||
-                (d.encoding == PageEncoding::Raw && d.size == PAGE_SIZE) ||
-                (d.encoding == PageEncoding::SameFilled && d.size == 0);
-            if (d.status != kernels::PAGE_OK || !size_ok) {
-                throw ImpossibleResult("compression kernel: impossible descriptor for page " +
-                                       std::to_string(index));
-            }
-            CompressedPage& page = out.pages[index];
-            page.encoding = d.encoding;
-            page.fill_word = d.encoding == PageEncoding::SameFilled ? d.fill_word : 0;
-            page.offset = sink.offset(index);
-            page.size = d.size;
-            if (d.encoding != PageEncoding::Raw || sink.copies_raw()) {
-                std::memcpy(sink.slot(index), slot.host_out.data() + i * PAGE_SIZE, d.size);
-            }
+    // The GPU is given up for good: its context is lost.
+    void give_up_gpu() {
+        if (!pipeline)
+            return;
+        host_work_before_loss = host_work();
+        pipeline.reset();
+        warn(
+            "GPU backend disabled (its CUDA context is lost); compressing on the CPU from now "
+            "on; restart the agent to use the GPU again");
+    }
+
+    // After a failure on the device: logged (once per kind), and counted.  A
+    // sticky failure ends the GPU's use; any other spoils only the batch's
+    // stream, which abandon() replaced.
+    void recover(const gpu::DeviceFailure& failure, const char* operation) {
+        if (++failures[failure.code()] == 1) {
+            warn(std::string("GPU ") + operation + " failed: " + failure.what() +
+                 "; finishing the batch on the CPU");
+        }
+        if (failure.sticky())
+            give_up_gpu();
+        else
+            ++stream_recoveries;
+    }
+
+    // Forgets a device batch that failed; a failure to do so is sticky.
+    void abandon(gpu::Ticket ticket) {
+        if (!pipeline)
+            return;
+        try {
+            pipeline->abandon(ticket);
+        } catch (const gpu::DeviceFailure& failure) {
+            recover(failure, "recovery");
+            give_up_gpu();
         }
     }
 
-    void decompress_on_device(const BatchResult& in, std::span<std::uint8_t* const> pages) {
-        select_device();
-        std::optional<std::size_t> first_bad;
-        pipeline->run(
-            pages.size(), true,
-            [&](gpu::Slot& slot) {
-                for (std::size_t i = 0; i < slot.count; ++i) {
-                    const CompressedPage& page = in.pages[slot.first + i];
-                    slot.host_descriptors.data()[i] = kernels::PageDescriptor{
-                        page.fill_word, page.size, page.encoding, kernels::PAGE_OK, 0};
-                    std::memcpy(slot.host_in.data() + i * PAGE_SIZE,
-                                in.payload.data() + page.offset, page.size);
-                }
-            },
-            [&](gpu::Slot& slot, cudaStream_t stream) {
-                return kernels::launch_decompress_pages(
-                    slot.device_in.data(), slot.device_descriptors.data(), slot.device_out.data(),
-                    static_cast<std::uint32_t>(slot.count), stream);
-            },
-            [&](const gpu::Slot& slot) {
-                for (std::size_t i = 0; i < slot.count; ++i) {
-                    const std::size_t index = slot.first + i;
-                    if (slot.host_descriptors.data()[i].status != kernels::PAGE_OK) {
-                        if (!first_bad || index < *first_bad)
-                            first_bad = index;
-                        continue;
-                    }
-                    std::memcpy(pages[index], slot.host_out.data() + i * PAGE_SIZE, PAGE_SIZE);
-                }
-            });
-        if (first_bad) {
-            corrupt(*first_bad, "LZ4 block of " + std::to_string(in.pages[*first_bad].size) +
-                                    " bytes does not decode to exactly " +
-                                    std::to_string(PAGE_SIZE) + " bytes");
+    InFlight& entry_of(Ticket ticket) {
+        for (InFlight& entry : in_flight) {
+            if (entry.used && entry.ticket == ticket)
+                return entry;
         }
+        throw Error(EINVAL, "no batch in flight has ticket " + std::to_string(ticket));
     }
 
-    // Compresses the batch on the device into `sink`.  Returns false, the
-    // failure logged and counted, when the caller must redo it on the CPU.
-    bool compress(std::span<const std::uint8_t* const> pages, const PageSink& sink,
-                  BatchResult& out) {
-        if (pages.empty())
-            return true;
+    // Finishes the device's part of an async batch: its results land in its
+    // BatchResult, or, after a failure, the CPU redoes it.
+    void finish_entry(InFlight& entry) {
+        if (entry.finished)
+            return;
+        entry.finished = true;
+        if (!entry.on_device)
+            return;
+        const gpu::Ticket ticket = *entry.on_device;
         if (pipeline) {
             try {
-                compress_on_device(pages, sink, out);
-                return true;
-            } catch (const gpu::CudaFailure& failure) {
-                recover(failure.code(), failure.what(), "compression");
-            } catch (const ImpossibleResult& failure) {
-                recover(-1, failure.what(), "compression");
+                device->make_current();
+                add_times(*entry.out, pipeline->finish(ticket).times);
+                entry.out->backend = Backend::Gpu;
+                return;
+            } catch (const gpu::DeviceFailure& failure) {
+                abandon(ticket);
+                recover(failure, "compression");
             }
+        }
+        ++fallback_batches;
+        try {
+            cpu_compressor().compress_into(entry.pages, entry.outputs, *entry.out);
+        } catch (...) {
+            entry.error = std::current_exception();
+        }
+    }
+
+    // Finishes every async batch's device part, so that a synchronous call
+    // has every slot.
+    void settle() {
+        std::vector<InFlight*> order;
+        for (InFlight& entry : in_flight) {
+            if (entry.used && !entry.finished)
+                order.push_back(&entry);
+        }
+        std::sort(order.begin(), order.end(),
+                  [](const InFlight* a, const InFlight* b) { return a->ticket < b->ticket; });
+        for (InFlight* entry : order)
+            finish_entry(*entry);
+    }
+
+    // Runs a synchronous batch through the slots, a chunk a slot.  False,
+    // with the failure logged and counted, when the CPU must redo the batch
+    // (`out` is then reset by the caller).
+    template <class Submit, class Finished>
+    bool run_chunks(std::size_t pages, const char* operation, Submit&& submit,
+                    Finished&& finished) {
+        if (!pipeline)
+            return false;
+        settle();
+        std::vector<gpu::Ticket> running;
+        try {
+            device->make_current();
+            const std::size_t chunk = slot_pages();
+            for (std::size_t first = 0; first < pages; first += chunk) {
+                if (!pipeline->has_free_slot()) {
+                    finished(pipeline->finish(running.front()), running.front());
+                    running.erase(running.begin());
+                }
+                running.push_back(submit(first, std::min(chunk, pages - first)));
+            }
+            while (!running.empty()) {
+                finished(pipeline->finish(running.front()), running.front());
+                running.erase(running.begin());
+            }
+            return true;
+        } catch (const gpu::DeviceFailure& failure) {
+            for (const gpu::Ticket ticket : running)
+                abandon(ticket);
+            recover(failure, operation);
         }
         ++fallback_batches;
         return false;
     }
 
-    // After a failure on the device: log it (once per kind), then keep the
-    // GPU if the error was not sticky, else reset the device and rebuild the
-    // pipeline, or give the GPU up.  The caller redoes the batch on the CPU.
-    void recover(int code, const std::string& what, const char* operation) {
-        if (++failures[code] == 1) {
-            warn(std::string("GPU ") + operation + " failed: " + what +
-                 "; finishing the batch on the CPU");
-        }
-        if (!pipeline)
-            return;
-        pipeline->abandon();
-        cudaGetLastError();  // clears an error that was not sticky
-        if (cudaDeviceSynchronize() == cudaSuccess)
-            return;
+    bool compress_on_device(std::span<const std::uint8_t* const> pages,
+                            std::span<std::uint8_t* const> outputs, BatchResult& out) {
+        return run_chunks(
+            pages.size(), "compression",
+            [&](std::size_t first, std::size_t count) {
+                return pipeline->submit(gpu::CompressJob{
+                    pages.subspan(first, count),
+                    outputs.empty() ? outputs : outputs.subspan(first, count), false, &out, first});
+            },
+            [&](const gpu::FinishedBatch& batch, gpu::Ticket) { add_times(out, batch.times); });
+    }
 
-        pipeline.reset();
-        if (++device_resets <= MAX_DEVICE_RESETS) {
-            warn("the GPU error is sticky: resetting CUDA device " +
-                 std::to_string(config.device_index));
-            try {
-                select_device();
-                gpu::cuda_check(cudaDeviceReset(), "cudaDeviceReset");
-                select_device();
-                pipeline.emplace(config.batch_size, config.ring_buffer_slots, config.async_dma);
-                register_regions_again();
-                return;
-            } catch (const gpu::CudaFailure& again) {
-                pipeline.reset();
-                warn(std::string("CUDA device reset failed: ") + again.what());
-            }
-        }
-        warn("GPU backend disabled; compressing on the CPU from now on");
+    bool decompress_on_device(const BatchResult& in, std::span<std::uint8_t* const> pages,
+                              std::optional<std::size_t>& first_bad) {
+        std::map<gpu::Ticket, std::size_t> firsts;
+        return run_chunks(
+            pages.size(), "decompression",
+            [&](std::size_t first, std::size_t count) {
+                const gpu::Ticket ticket =
+                    pipeline->submit(gpu::DecompressJob{&in, first, pages.subspan(first, count)});
+                firsts[ticket] = first;
+                return ticket;
+            },
+            [&](const gpu::FinishedBatch& batch, gpu::Ticket ticket) {
+                if (batch.first_corrupt && !first_bad)
+                    first_bad = firsts[ticket] + *batch.first_corrupt;
+            });
     }
 };
 
-std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchConfig& config) {
+std::unique_ptr<GpuBatchCompressor> make_gpu_compressor(const GpuBatchConfig& config,
+                                                        std::shared_ptr<gpu::Device> device,
+                                                        GpuDeviceInfo info) {
     if (config.batch_size == 0 || config.batch_size > MAX_BATCH_PAGES) {
         throw Error(EINVAL, "GPU batch_size must be 1.." + std::to_string(MAX_BATCH_PAGES) +
                                 " pages, not " + std::to_string(config.batch_size));
@@ -345,21 +306,40 @@ std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchCon
         throw Error(EINVAL, "GPU ring_buffer_slots must be 1.." + std::to_string(MAX_SLOTS) +
                                 ", not " + std::to_string(config.ring_buffer_slots));
     }
-    if (!gpu_available())
-        throw Error(ENODEV, "no usable CUDA device");
-    GpuDeviceInfo device = GpuDeviceInfo::query(config.device_index);
-    if (!device.is_supported()) {
-        throw Error(ENODEV, device.name + ": compute capability " +
-                                std::to_string(device.compute_capability.first) + "." +
-                                std::to_string(device.compute_capability.second) + " is below 9.0");
+    if (config.huge_threshold == 0 || config.huge_threshold > PAGE_SIZE) {
+        throw Error(EINVAL, "GPU huge_threshold must be 1.." + std::to_string(PAGE_SIZE) +
+                                ", not " + std::to_string(config.huge_threshold));
     }
     try {
         return std::unique_ptr<GpuBatchCompressor>(
-            new GpuBatchCompressor(std::make_unique<Impl>(config, std::move(device))));
-    } catch (const gpu::CudaFailure& failure) {
-        throw Error(failure.code() == cudaErrorMemoryAllocation ? ENOMEM : ENODEV,
+            new GpuBatchCompressor(std::make_unique<GpuBatchCompressor::Impl>(
+                config, std::move(device), std::move(info))));
+    } catch (const gpu::DeviceFailure& failure) {
+        // cudaErrorMemoryAllocation is 2 in every CUDA release.
+        throw Error(failure.code() == 2 ? ENOMEM : ENODEV,
                     std::string("GPU backend: ") + failure.what());
     }
+}
+
+std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchConfig& config) {
+    if (config.batch_size == 0 || config.batch_size > MAX_BATCH_PAGES ||
+        config.ring_buffer_slots == 0 || config.ring_buffer_slots > MAX_SLOTS) {
+        return make_gpu_compressor(config, nullptr, {});  // throws the EINVAL
+    }
+    // Throws ENODEV without a device, and in a build without CUDA.
+    GpuDeviceInfo info = GpuDeviceInfo::query(config.device_index);
+    if (!info.is_supported()) {
+        throw Error(ENODEV, info.name + ": compute capability " +
+                                std::to_string(info.compute_capability.first) + "." +
+                                std::to_string(info.compute_capability.second) + " is below 9.0");
+    }
+    std::shared_ptr<gpu::Device> device;
+    try {
+        device = gpu::make_cuda_device(config.device_index);
+    } catch (const gpu::DeviceFailure& failure) {
+        throw Error(ENODEV, std::string("GPU backend: ") + failure.what());
+    }
+    return make_gpu_compressor(config, std::move(device), std::move(info));
 }
 
 GpuBatchCompressor::GpuBatchCompressor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -368,9 +348,13 @@ GpuBatchCompressor::~GpuBatchCompressor() = default;
 void GpuBatchCompressor::compress(std::span<const std::uint8_t* const> pages, BatchResult& out) {
     const auto start = Clock::now();
     check_batch_fits_offsets(pages.size());
-    out.reset(pages.size());
-    if (!impl_->compress(pages, PageSink::payload(out), out))
+    out.reset_without_payload(pages.size());
+    out.payload.reserve(pages.size() * PAGE_SIZE);
+    if (impl_->compress_on_device(pages, {}, out)) {
+        out.backend = Backend::Gpu;
+    } else {
         impl_->cpu_compressor().compress(pages, out);
+    }
     out.total_time_ns = ns_since(start);
 }
 
@@ -382,8 +366,11 @@ void GpuBatchCompressor::compress_into(std::span<const std::uint8_t* const> page
                                 std::to_string(outputs.size()) + " outputs");
     }
     out.reset_without_payload(pages.size());
-    if (!impl_->compress(pages, PageSink::buffers(outputs), out))
+    if (pages.empty() || impl_->compress_on_device(pages, outputs, out)) {
+        out.backend = Backend::Gpu;
+    } else {
         impl_->cpu_compressor().compress_into(pages, outputs, out);
+    }
     out.total_time_ns = ns_since(start);
 }
 
@@ -393,55 +380,146 @@ void GpuBatchCompressor::decompress(const BatchResult& in, std::span<std::uint8_
                                 std::to_string(pages.size()) + " buffers");
     }
     check_compressed_batch(in);
-    if (impl_->pipeline && !pages.empty()) {
-        try {
-            impl_->decompress_on_device(in, pages);
-            return;
-        } catch (const gpu::CudaFailure& failure) {
-            impl_->recover(failure.code(), failure.what(), "decompression");
-        }
-    }
-    if (!pages.empty()) {
-        ++impl_->fallback_batches;
+    if (pages.empty())
+        return;
+    std::optional<std::size_t> first_bad;
+    if (!impl_->decompress_on_device(in, pages, first_bad)) {
         impl_->cpu_compressor().decompress(in, pages);
+        return;
+    }
+    if (first_bad) {
+        corrupt(*first_bad, "LZ4 block of " + std::to_string(in.pages[*first_bad].size) +
+                                " bytes does not decode to exactly " + std::to_string(PAGE_SIZE) +
+                                " bytes");
     }
 }
 
+PageCompressor::Ticket GpuBatchCompressor::submit(std::span<const std::uint8_t* const> pages,
+                                                  std::span<std::uint8_t* const> outputs,
+                                                  BatchResult& out) {
+    if (outputs.size() != pages.size() || pages.empty() || pages.size() > max_batch_pages()) {
+        throw Error(EINVAL, "submit: " + std::to_string(pages.size()) + " pages, " +
+                                std::to_string(outputs.size()) + " outputs, at most " +
+                                std::to_string(max_batch_pages()) + " a batch");
+    }
+    Impl& impl = *impl_;
+    Impl::InFlight* entry = nullptr;
+    for (Impl::InFlight& candidate : impl.in_flight) {
+        if (!candidate.used) {
+            entry = &candidate;
+            break;
+        }
+    }
+    if (entry == nullptr) {
+        throw Error(EBUSY, "all " + std::to_string(impl.in_flight.size()) +
+                               " GPU batches in flight are taken");
+    }
+    out.reset_without_payload(pages.size());
+    *entry = Impl::InFlight{true,    impl.next_ticket++, std::nullopt, false, pages, outputs, &out,
+                            nullptr, Clock::now()};
+    if (impl.pipeline) {
+        try {
+            impl.device->make_current();
+            entry->on_device =
+                impl.pipeline->submit(gpu::CompressJob{pages, outputs, false, &out, 0});
+        } catch (const gpu::DeviceFailure& failure) {
+            impl.recover(failure, "compression");
+        }
+    }
+    if (!entry->on_device) {
+        ++impl.fallback_batches;
+        entry->finished = true;
+        try {
+            impl.cpu_compressor().compress_into(pages, outputs, out);
+        } catch (...) {
+            entry->error = std::current_exception();
+        }
+    }
+    return entry->ticket;
+}
+
+bool GpuBatchCompressor::poll(Ticket ticket) {
+    Impl::InFlight& entry = impl_->entry_of(ticket);
+    if (entry.finished || !entry.on_device || !impl_->pipeline)
+        return true;
+    try {
+        impl_->device->make_current();
+        return impl_->pipeline->ready(*entry.on_device);
+    } catch (const gpu::DeviceFailure&) {
+        return true;  // complete() sees the failure and redoes the batch
+    }
+}
+
+void GpuBatchCompressor::complete(Ticket ticket) {
+    Impl::InFlight& entry = impl_->entry_of(ticket);
+    impl_->finish_entry(entry);
+    entry.out->total_time_ns = ns_since(entry.start);
+    const std::exception_ptr error = entry.error;
+    entry = Impl::InFlight{};
+    if (error)
+        std::rethrow_exception(error);
+}
+
+std::size_t GpuBatchCompressor::max_in_flight() const {
+    return impl_->in_flight.size();
+}
+
+std::size_t GpuBatchCompressor::max_batch_pages() const {
+    return impl_->slot_pages();
+}
+
 const GpuDeviceInfo& GpuBatchCompressor::device() const {
-    return impl_->device;
+    return impl_->info;
 }
 std::uint64_t GpuBatchCompressor::fallback_batches() const {
     return impl_->fallback_batches;
 }
+std::uint64_t GpuBatchCompressor::stream_recoveries() const {
+    return impl_->stream_recoveries;
+}
+bool GpuBatchCompressor::gpu_in_use() const {
+    return impl_->pipeline.has_value();
+}
 
 bool GpuBatchCompressor::register_host_region(std::span<const std::uint8_t> region) {
-    impl_->host_regions.check_can_add(region.data(), region.size());
-    if (!impl_->pipeline)
+    if (!impl_->pipeline) {
+        gpu::HostRegions{}.check_can_add(region.data(), region.size());
         return false;  // the GPU was given up: nothing reads the region
+    }
     std::string why;
-    const auto address = impl_->pin_and_map(region, why);
-    if (!address) {
-        warn("the GPU cannot read a host region of " + std::to_string(region.size()) +
-             " bytes in place: the driver cannot register it: " + why + "; its pages are copied");
+    if (impl_->pipeline->add_region(region, false, why))
+        return true;
+    warn("the GPU cannot read a host region of " + std::to_string(region.size()) +
+         " bytes in place: the driver cannot register it: " + why + "; its pages are copied");
+    return false;
+}
+
+bool GpuBatchCompressor::register_output_region(std::span<std::uint8_t> region) {
+    if (!impl_->pipeline) {
+        gpu::HostRegions{}.check_can_add(region.data(), region.size());
         return false;
     }
-    impl_->host_regions.add({region.data(), region.size(), *address});
-    return true;
+    std::string why;
+    if (impl_->pipeline->add_region(region, true, why))
+        return true;
+    warn("the GPU cannot write a host region of " + std::to_string(region.size()) +
+         " bytes in place: the driver cannot register it: " + why +
+         "; its pages' bytes are copied");
+    return false;
 }
 
 bool GpuBatchCompressor::unregister_host_region(const std::uint8_t* base) {
-    if (!impl_->host_regions.remove(base))
-        return false;
-    cudaHostUnregister(const_cast<std::uint8_t*>(base));
-    cudaGetLastError();  // after a failed device reset this fails too, harmlessly
-    return true;
+    return impl_->pipeline && impl_->pipeline->remove_region(base);
 }
 
 std::uint64_t GpuBatchCompressor::pages_read_in_place() const {
-    return impl_->pages_in_place;
+    return impl_->host_work().pages_in_place;
 }
 std::uint64_t GpuBatchCompressor::pages_copied() const {
-    return impl_->pages_copied;
+    return impl_->host_work().pages_copied;
+}
+GpuHostWork GpuBatchCompressor::host_work() const {
+    return impl_->host_work();
 }
 
 }  // namespace ozram

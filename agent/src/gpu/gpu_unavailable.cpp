@@ -1,5 +1,7 @@
-// The GPU API in a build without CUDA: no device, and every entry point that
-// needs one says so with ENODEV.
+// The device queries in a build without CUDA: no device, and every entry
+// point that needs one says so with ENODEV.  GpuBatchCompressor itself is
+// built in both (its host half runs on the emulated device in the tests).
+#include "gpu/gpu_compressor_factory.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
 
@@ -21,41 +23,7 @@ GpuDeviceInfo GpuDeviceInfo::query(int) {
     no_cuda();
 }
 
-// Never constructed (create() throws); the members exist so that programs
-// written against the API link in both builds.
-struct GpuBatchCompressor::Impl {};
-
-std::unique_ptr<GpuBatchCompressor> GpuBatchCompressor::create(const GpuBatchConfig&) {
-    no_cuda();
-}
-GpuBatchCompressor::GpuBatchCompressor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-GpuBatchCompressor::~GpuBatchCompressor() = default;
-void GpuBatchCompressor::compress(std::span<const std::uint8_t* const>, BatchResult&) {
-    no_cuda();
-}
-void GpuBatchCompressor::compress_into(std::span<const std::uint8_t* const>,
-                                       std::span<std::uint8_t* const>, BatchResult&) {
-    no_cuda();
-}
-void GpuBatchCompressor::decompress(const BatchResult&, std::span<std::uint8_t* const>) {
-    no_cuda();
-}
-const GpuDeviceInfo& GpuBatchCompressor::device() const {
-    no_cuda();
-}
-std::uint64_t GpuBatchCompressor::fallback_batches() const {
-    no_cuda();
-}
-bool GpuBatchCompressor::register_host_region(std::span<const std::uint8_t>) {
-    no_cuda();
-}
-bool GpuBatchCompressor::unregister_host_region(const std::uint8_t*) {
-    no_cuda();
-}
-std::uint64_t GpuBatchCompressor::pages_read_in_place() const {
-    no_cuda();
-}
-std::uint64_t GpuBatchCompressor::pages_copied() const {
+std::unique_ptr<gpu::Device> gpu::make_cuda_device(int) {
     no_cuda();
 }
 

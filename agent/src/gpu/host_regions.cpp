@@ -50,9 +50,11 @@ bool HostRegions::remove(const std::uint8_t* host) {
 }
 
 std::optional<std::uint64_t> HostRegions::device_address(const std::uint8_t* page,
-                                                         std::size_t bytes) const {
+                                                         std::size_t bytes, bool writes) const {
     const std::uintptr_t begin = address(page);
     for (const HostRegion& region : regions_) {
+        if (writes && !region.device_writes)
+            continue;
         const std::uintptr_t start = address(region.host);
         if (begin < start || begin - start > region.bytes || bytes > region.bytes - (begin - start))
             continue;

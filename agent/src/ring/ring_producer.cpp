@@ -34,6 +34,13 @@ bool RingProducer::can_stage() const {
 
 std::uint32_t RingProducer::stage(const std::uint8_t* page, std::uint32_t device_id,
                                   std::uint64_t cookie, ozram_ring_algorithm algorithm) {
+    const std::uint32_t slot = reserve(device_id, cookie, algorithm);
+    std::memcpy(view_.staging_slot(slot), page, OZRAM_RING_PAGE_SIZE);
+    return slot;
+}
+
+std::uint32_t RingProducer::reserve(std::uint32_t device_id, std::uint64_t cookie,
+                                    ozram_ring_algorithm algorithm) {
     std::uint32_t slot = 0;
     std::uint32_t generation = 0;
     // No clock: the userspace producer takes slots back only all at once.
@@ -42,7 +49,6 @@ std::uint32_t RingProducer::stage(const std::uint8_t* page, std::uint32_t device
         throw Error(EBUSY, "stage() without a free slot: check can_stage() first");
     }
     cookies_[slot] = cookie;
-    std::memcpy(view_.staging_slot(slot), page, OZRAM_RING_PAGE_SIZE);
     const ozram_ring_sqe sqe{slot, generation, device_id, static_cast<std::uint32_t>(algorithm)};
     std::memcpy(&view_.sq[sq_tail_ & (view_.header.sq_entries - 1)], &sqe, sizeof(sqe));
     ++sq_tail_;

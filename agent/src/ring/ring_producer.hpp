@@ -30,6 +30,11 @@ class RingProducer {
     // completion.  Returns the slot.
     std::uint32_t stage(const std::uint8_t* page, std::uint32_t device_id, std::uint64_t cookie,
                         ozram_ring_algorithm algorithm = OZRAM_RING_ALG_LZ4);
+    // stage() without the copy: takes a free slot and writes its SQ entry;
+    // the caller fills view().staging_slot(slot) before publish() (several
+    // threads may copy the pages of a round).  Returns the slot.
+    std::uint32_t reserve(std::uint32_t device_id, std::uint64_t cookie,
+                          ozram_ring_algorithm algorithm = OZRAM_RING_ALG_LZ4);
     // Makes the staged entries visible (store-release of sq_tail).
     void publish();
 

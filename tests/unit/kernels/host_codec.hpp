@@ -17,17 +17,41 @@ namespace ozram::testing {
 struct HostCompressed {
     kernels::PageDescriptor descriptor;
     std::vector<std::uint8_t> bytes;  // descriptor.size bytes of the slot
+    std::uint64_t warp_steps = 0;     // of the emulated warp, for the whole page
 };
 
-inline HostCompressed compress_on_host(const Page& page, std::uint32_t huge_threshold,
-                                       kernels::LaneOrder order = kernels::LaneOrder::Ascending) {
-    auto scratch = std::make_unique<kernels::CompressScratch>();
+template <kernels::CompressKernel Kernel>
+HostCompressed compress_on_host_with(const Page& page, std::uint32_t huge_threshold,
+                                     kernels::LaneOrder order) {
+    auto scratch = std::make_unique<kernels::CompressScratch<Kernel>>();
     std::vector<std::uint8_t> slot(PAGE_SIZE, 0xa5);
     kernels::PageDescriptor descriptor{0xbad, 0xbad, static_cast<PageEncoding>(0xff), 0xff, 0};
-    kernels::compress_page(kernels::Warp{order}, *scratch, page.data(), slot.data(), descriptor,
-                           huge_threshold);
+    const kernels::Warp warp{order};
+    kernels::compress_page<Kernel>(warp, *scratch, page.data(), slot.data(), descriptor,
+                                   huge_threshold);
     slot.resize(descriptor.size <= slot.size() ? descriptor.size : slot.size());
-    return {descriptor, slot};
+    return {descriptor, slot, warp.steps()};
+}
+
+// Compresses `page` with `kernel` through the emulated warp.
+inline HostCompressed compress_on_host(
+    const Page& page, std::uint32_t huge_threshold,
+    kernels::LaneOrder order = kernels::LaneOrder::Ascending,
+    kernels::CompressKernel kernel = kernels::DEFAULT_COMPRESS_KERNEL) {
+    switch (kernel) {
+        case kernels::CompressKernel::Window12:
+            return compress_on_host_with<kernels::CompressKernel::Window12>(page, huge_threshold,
+                                                                            order);
+        case kernels::CompressKernel::Window11:
+            return compress_on_host_with<kernels::CompressKernel::Window11>(page, huge_threshold,
+                                                                            order);
+        case kernels::CompressKernel::Window10:
+            return compress_on_host_with<kernels::CompressKernel::Window10>(page, huge_threshold,
+                                                                            order);
+        case kernels::CompressKernel::Reprobe:
+            break;
+    }
+    return compress_on_host_with<kernels::CompressKernel::Reprobe>(page, huge_threshold, order);
 }
 
 // Decompresses `in` (exactly the bytes the descriptor claims) into `out`.

@@ -11,14 +11,22 @@ namespace ozramctl {
 namespace {
 
 using testing::fake_device_record;
-using testing::set;
+using testing::set_stat;
 
 StatsRecord second_device() {
     StatsRecord record = fake_device_record();
     record.dev_id = 1;
     record.dev_name = "ozram1";
-    set(record, "failed_reads", 4242);
+    set_stat(record, OZRAM_STAT_ATTR_FAILED_READS, 4242);
     return record;
+}
+
+// The metric of a device's number (OZRAM_STAT_ATTR_*) or the ring's.
+std::string stat_metric(int stat_attr) {
+    return prometheus_name(stat_fields()[*find_stat_field(Source::nested_stats, stat_attr)]);
+}
+std::string ring_metric(int ring_attr) {
+    return prometheus_name(stat_fields()[*find_stat_field(Source::nested_ring, ring_attr)]);
 }
 
 // The lines of `text` that start with `prefix`.
@@ -36,25 +44,26 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
     return found;
 }
 
+// A number of a device or of the ring is exported under its one name, which
+// follows Prometheus's rules: "_total" ends a counter and nothing else, and a
+// size says "_bytes".
 TEST(PrometheusOutput, NamesFollowTheConventions) {
-    const auto fields = stat_fields();
-    auto name = [&](std::string_view key) {
-        return prometheus_name(fields[*find_stat_field(key)]);
-    };
-    EXPECT_EQ(name("mem_used_total"), "ozram_mem_used_bytes");
-    EXPECT_EQ(name("failed_reads"), "ozram_failed_reads_total");
-    EXPECT_EQ(name("recompress_saved"), "ozram_recompress_saved_bytes_total");
-    EXPECT_EQ(name("occupancy"), "ozram_ring_occupancy");
-    EXPECT_EQ(name("submitted"), "ozram_ring_submitted_total");
-    EXPECT_EQ(name("pages_same_filled"), "");  // same_pages exports it
+    for (const StatField& field : stat_fields()) {
+        if (field.source == Source::top) {
+            continue;
+        }
+        EXPECT_EQ(prometheus_name(field), "ozram_" + std::string(field.key));
+        EXPECT_EQ(field.key.ends_with("_total"), field.metric.kind == Kind::counter) << field.key;
+        EXPECT_EQ(field.key.find("_bytes") != std::string_view::npos, field.unit == Unit::bytes)
+            << field.key;
+    }
+    EXPECT_EQ(prometheus_name(stat_fields()[*find_stat_field("disksize")]), "ozram_disksize_bytes");
 }
 
 TEST(PrometheusOutput, EveryFieldIsExportedOrSaysWhyNot) {
-    // A new row must choose a metric; only duplicates and the pid may not.
-    const std::set<std::string_view> not_exported = {"pages_same_filled", "pages_huge",
-                                                     "agent_pid"};
+    // Every number has a metric and its help; only the pid has none.
     for (const StatField& field : stat_fields()) {
-        EXPECT_EQ(prometheus_name(field).empty(), not_exported.contains(field.key)) << field.key;
+        EXPECT_EQ(prometheus_name(field).empty(), field.key == "agent_pid") << field.key;
         if (!prometheus_name(field).empty()) {
             EXPECT_FALSE(field.metric.help.empty()) << field.key;
         }
@@ -64,37 +73,33 @@ TEST(PrometheusOutput, EveryFieldIsExportedOrSaysWhyNot) {
 TEST(PrometheusOutput, DeviceLabelOnDeviceMetricsRingOnce) {
     const StatsRecord total = fake_device_record();
     const std::string text = prometheus_stats({fake_device_record(), second_device()}, total);
-    EXPECT_EQ(lines_starting(text, "ozram_failed_reads_total{"),
-              (std::vector<std::string>{"ozram_failed_reads_total{device=\"ozram0\"} " +
-                                            std::to_string(*total.value("failed_reads")),
-                                        "ozram_failed_reads_total{device=\"ozram1\"} 4242"}));
+    const std::string failed_reads = stat_metric(OZRAM_STAT_ATTR_FAILED_READS);
+    EXPECT_EQ(
+        lines_starting(text, failed_reads + "{"),
+        (std::vector<std::string>{failed_reads + "{device=\"ozram0\"} " +
+                                      std::to_string(*total.stat(OZRAM_STAT_ATTR_FAILED_READS)),
+                                  failed_reads + "{device=\"ozram1\"} 4242"}));
     EXPECT_EQ(lines_starting(text, "ozram_disksize_bytes{"),
               (std::vector<std::string>{"ozram_disksize_bytes{device=\"ozram0\"} 67108864",
                                         "ozram_disksize_bytes{device=\"ozram1\"} 67108864"}));
-    EXPECT_EQ(lines_starting(text, "ozram_ring_submitted_total"),
-              (std::vector<std::string>{"ozram_ring_submitted_total " +
-                                        std::to_string(*total.value("submitted"))}));
+    const std::string submitted = ring_metric(OZRAM_RING_ATTR_SUBMITTED);
+    EXPECT_EQ(lines_starting(text, submitted),
+              (std::vector<std::string>{
+                  submitted + " " + std::to_string(*total.ring_stat(OZRAM_RING_ATTR_SUBMITTED))}));
     EXPECT_EQ(lines_starting(text, "ozram_agent_attached"),
               (std::vector<std::string>{"ozram_agent_attached 1"}));
-    EXPECT_EQ(
-        lines_starting(text, "ozram_stored_pages{device=\"ozram1\""),
-        (std::vector<std::string>{"ozram_stored_pages{device=\"ozram1\",backend=\"kernel\"} " +
-                                      std::to_string(*total.value("pages_kernel_lz4")),
-                                  "ozram_stored_pages{device=\"ozram1\",backend=\"agent_cpu\"} " +
-                                      std::to_string(*total.value("pages_agent_cpu")),
-                                  "ozram_stored_pages{device=\"ozram1\",backend=\"agent_gpu\"} " +
-                                      std::to_string(*total.value("pages_agent_gpu"))}));
-    EXPECT_EQ(lines_starting(text, "# TYPE ozram_stored_pages "),
-              (std::vector<std::string>{"# TYPE ozram_stored_pages gauge"}));
+    const std::string kernel = stat_metric(OZRAM_STAT_ATTR_KERNEL_PAGES);
+    EXPECT_EQ(lines_starting(text, "# TYPE " + kernel + " "),
+              (std::vector<std::string>{"# TYPE " + kernel + " gauge"}));
 }
 
 TEST(PrometheusOutput, AbsentValuesAreLeftOut) {
     StatsRecord record = fake_device_record();
-    set(record, "failed_reads", 1);
-    record.values[*find_stat_field("failed_reads")].reset();
+    record.values[*find_stat_field(Source::nested_stats, OZRAM_STAT_ATTR_FAILED_READS)].reset();
     const std::string text = prometheus_stats({record}, record);
-    EXPECT_EQ(text.find("ozram_failed_reads_total"), std::string::npos) << text;
-    EXPECT_NE(text.find("ozram_failed_writes_total{device=\"ozram0\"}"), std::string::npos);
+    EXPECT_EQ(text.find(stat_metric(OZRAM_STAT_ATTR_FAILED_READS)), std::string::npos) << text;
+    EXPECT_NE(text.find(stat_metric(OZRAM_STAT_ATTR_FAILED_WRITES) + "{device=\"ozram0\"}"),
+              std::string::npos);
 }
 
 TEST(PrometheusOutput, LatencyHistogramsInSeconds) {
@@ -129,33 +134,10 @@ TEST(PrometheusOutput, LatencyHistogramsInSeconds) {
     EXPECT_EQ(lines_starting(text, "ozram_ring_round_trip_seconds_bucket{").size(), 32U);
 }
 
-StatsRecord backed_device() {
-    StatsRecord record = second_device();
-    record.backing = BackingStat{300, 12, 310};
-    return record;
-}
-
-TEST(PrometheusOutput, BdStatForTheDevicesThatHaveIt) {
-    const StatsRecord total = fake_device_record();
-    EXPECT_EQ(prometheus_stats({fake_device_record()}, total).find("ozram_backing"),
-              std::string::npos);
-    const std::string text = prometheus_stats({fake_device_record(), backed_device()}, total);
-    EXPECT_EQ(lines_starting(text, "ozram_backing"),
-              (std::vector<std::string>{"ozram_backing_pages{device=\"ozram1\"} 300",
-                                        "ozram_backing_reads_total{device=\"ozram1\"} 12",
-                                        "ozram_backing_writes_total{device=\"ozram1\"} 310"}));
-    EXPECT_EQ(lines_starting(text, "# TYPE ozram_backing"),
-              (std::vector<std::string>{"# TYPE ozram_backing_pages gauge",
-                                        "# TYPE ozram_backing_reads_total counter",
-                                        "# TYPE ozram_backing_writes_total counter"}));
-    EXPECT_EQ(lines_starting(text, "# HELP ozram_backing").size(), 3U);
-}
-
 TEST(PrometheusOutput, PromtoolAcceptsIt) {
     const StatsRecord total = fake_device_record();
     for (const auto& devices : {std::vector<StatsRecord>{},
-                                std::vector<StatsRecord>{fake_device_record(), second_device()},
-                                std::vector<StatsRecord>{fake_device_record(), backed_device()}}) {
+                                std::vector<StatsRecord>{fake_device_record(), second_device()}}) {
         const auto checked = ozram::testing::promtool_check(prometheus_stats(devices, total));
         EXPECT_EQ(checked.status, 0) << checked.output;
         EXPECT_EQ(checked.output, "");

@@ -4,6 +4,8 @@
 
 #include "cli/usage_error.hpp"
 #include "command_line.hpp"
+#include "ozram_genl.h"
+#include "stat_fields.hpp"
 
 namespace ozramctl {
 namespace {
@@ -33,14 +35,25 @@ TEST(Recompress, BadValuesAndMisplacedOptionsAreUsageErrors) {
     EXPECT_NO_THROW(parse({"recompress", "-b", "--type", "idle"}));
 }
 
-TEST(Recompress, CountsComeFromMmStatsLastTwoNumbers) {
-    const auto counts =
-        parse_recompress_counts("67108864 9854321 10485760 0 10485760 3 0 12 12 16384 16025286");
+// backend_stat's lines, named as the module's list names them.
+std::string line_of(int stat_attr, std::uint64_t value) {
+    return std::string(stat_fields()[*find_stat_field(Source::nested_stats, stat_attr)].key) +
+           ": " + std::to_string(value) + "\n";
+}
+
+TEST(Recompress, CountsComeFromBackendStat) {
+    const std::string text = line_of(OZRAM_STAT_ATTR_KERNEL_PAGES, 5) +
+                             line_of(OZRAM_STAT_ATTR_RECOMPRESSED_PAGES, 16384) +
+                             line_of(OZRAM_STAT_ATTR_RECOMPRESS_SAVED, 16025286) +
+                             "agent: detached\nagent_pid: 0\n";
+    const auto counts = parse_recompress_counts(text);
     ASSERT_TRUE(counts);
     EXPECT_EQ(counts->pages, 16384u);
     EXPECT_EQ(counts->saved, 16025286u);
+    EXPECT_FALSE(parse_recompress_counts(line_of(OZRAM_STAT_ATTR_KERNEL_PAGES, 5)))
+        << "a backend_stat without the recompression numbers";
     EXPECT_FALSE(parse_recompress_counts("67108864 9854321 10485760 0 10485760 3 0 12 12"))
-        << "zram's nine numbers carry no recompression counts";
+        << "mm_stat carries no recompression numbers";
 }
 
 TEST(Recompress, SummarySaysWhatThePassAdded) {

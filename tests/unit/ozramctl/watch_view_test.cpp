@@ -11,6 +11,8 @@ namespace {
 
 using testing::fake_device_record;
 using testing::set;
+using testing::set_ring;
+using testing::set_stat;
 
 // Write latencies all in bucket `bucket` ([2^bucket, 2^(bucket+1)) ns).
 LatencyHistogram histogram(std::uint64_t count, std::size_t bucket) {
@@ -23,14 +25,14 @@ LatencyHistogram histogram(std::uint64_t count, std::size_t bucket) {
 
 StatsRecord device(std::uint64_t kernel, std::uint64_t cpu, std::uint64_t writes) {
     StatsRecord record = fake_device_record();
-    set(record, "orig_data_size", 400ull << 20);
-    set(record, "compr_data_size", 100ull << 20);
-    set(record, "mem_used_total", 110ull << 20);
-    set(record, "pages_kernel_lz4", kernel);
-    set(record, "pages_agent_cpu", cpu);
-    set(record, "pages_agent_gpu", 0);
-    set(record, "huge_pages", 10);
-    set(record, "same_pages", 20);
+    set_stat(record, OZRAM_STAT_ATTR_ORIG_DATA, 400ull << 20);
+    set_stat(record, OZRAM_STAT_ATTR_COMPR_DATA, 100ull << 20);
+    set_stat(record, OZRAM_STAT_ATTR_MEM_USED, 110ull << 20);
+    set_stat(record, OZRAM_STAT_ATTR_KERNEL_PAGES, kernel);
+    set_stat(record, OZRAM_STAT_ATTR_AGENT_CPU_PAGES, cpu);
+    set_stat(record, OZRAM_STAT_ATTR_AGENT_GPU_PAGES, 0);
+    set_stat(record, OZRAM_STAT_ATTR_HUGE_PAGES, 10);
+    set_stat(record, OZRAM_STAT_ATTR_SAME_PAGES, 20);
     record.latency[0] = histogram(writes, 12);  // write: 4096..8192 ns
     record.latency[1] = histogram(100, 10);     // read: no reads in between
     record.latency[2] = histogram(writes / 2, 20);
@@ -52,10 +54,10 @@ WatchSample sample(std::uint64_t kernel, std::uint64_t cpu, std::uint64_t writes
     out.total.dev_id.reset();
     out.total.num_devices = 1;
     set(out.total, "agent_state", 1);
-    set(out.total, "occupancy", 12);
-    set(out.total, "submitted", submitted);
-    set(out.total, "completed", submitted - 12);
-    set(out.total, "inline_fallbacks", 7);
+    set_ring(out.total, OZRAM_RING_ATTR_OCCUPANCY, 12);
+    set_ring(out.total, OZRAM_RING_ATTR_SUBMITTED, submitted);
+    set_ring(out.total, OZRAM_RING_ATTR_COMPLETED, submitted - 12);
+    set_ring(out.total, OZRAM_RING_ATTR_INLINE_FALLBACKS, 7);
     out.show_total = false;
     return out;
 }
@@ -66,8 +68,8 @@ TEST(WatchView, FirstFrameHasNoRatesNorQuantiles) {
               "ozram: rates and p99 over the last interval: from the next sample on\n"
               "DEVICE  RATIO  DATA  COMPR  MEM USED  P99 WRITE  P99 READ  P99 RING\n"
               "ozram0   4.00  400M   100M      110M          -         -         -\n"
-              "STORED PAGES/S  KERNEL_LZ4  AGENT_CPU  AGENT_GPU  HUGE  SAME\n"
-              "ozram0                   -          -          -     -     -\n"
+              "STORED PAGES/S  KERNEL  AGENT_CPU  AGENT_GPU  HUGE  SAME\n"
+              "ozram0               -          -          -     -     -\n"
               "AGENT     RING SLOTS USED  STAGED/S  COMPLETED/S  INLINE/S\n"
               "attached               12         -            -         -\n");
 }
@@ -82,8 +84,8 @@ TEST(WatchView, SecondFrameRatesAndQuantilesOfTheInterval) {
               "ozram: rates and p99 over the last 2.0 s\n"
               "DEVICE  RATIO  DATA  COMPR  MEM USED  P99 WRITE  P99 READ  P99 RING\n"
               "ozram0   4.00  400M   100M      110M     8.15us         -    2.09ms\n"
-              "STORED PAGES/S  KERNEL_LZ4  AGENT_CPU  AGENT_GPU  HUGE  SAME\n"
-              "ozram0                +100        -50         +0    +0    +0\n"
+              "STORED PAGES/S  KERNEL  AGENT_CPU  AGENT_GPU  HUGE  SAME\n"
+              "ozram0            +100        -50         +0    +0    +0\n"
               "AGENT     RING SLOTS USED  STAGED/S  COMPLETED/S  INLINE/S\n"
               "attached               12      1000         1000         0\n");
 }
@@ -97,15 +99,15 @@ TEST(WatchView, FitsEightyColumns) {
         s->devices.back().dev_name = "ozram1023";
         s->show_total = true;
         for (StatsRecord* record : {&s->devices.front(), &s->total}) {
-            set(*record, "orig_data_size", 1023ull << 30 | 1ull << 29);  // 1023.5G
-            set(*record, "compr_data_size", 1000ull << 30 | 1ull << 29);
-            set(*record, "mem_used_total", 1001ull << 30 | 1ull << 29);
-            set(*record, "pages_agent_gpu", 900000000);
+            set_stat(*record, OZRAM_STAT_ATTR_ORIG_DATA, 1023ull << 30 | 1ull << 29);  // 1023.5G
+            set_stat(*record, OZRAM_STAT_ATTR_COMPR_DATA, 1000ull << 30 | 1ull << 29);
+            set_stat(*record, OZRAM_STAT_ATTR_MEM_USED, 1001ull << 30 | 1ull << 29);
+            set_stat(*record, OZRAM_STAT_ATTR_AGENT_GPU_PAGES, 900000000);
         }
         record_latency_slow(s->devices.back());
     }
-    set(second.devices.front(), "pages_agent_gpu", 0);
-    set(second.total, "pages_agent_gpu", 0);
+    set_stat(second.devices.front(), OZRAM_STAT_ATTR_AGENT_GPU_PAGES, 0);
+    set_stat(second.total, OZRAM_STAT_ATTR_AGENT_GPU_PAGES, 0);
     const std::string frame = render_watch(second, &first, 1, {});
     std::istringstream lines(frame);
     int count = 0;

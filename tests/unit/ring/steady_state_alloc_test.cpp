@@ -105,7 +105,7 @@ TEST(SteadyState, DrainLoopAllocatesNothingPerBatch) {
         one_round(32);
     }
     EXPECT_EQ(
-        loop.stats().pages, 20u * 32 + [] {
+        loop.metrics().pages(), 20u * 32 + [] {
             std::uint64_t sum = 0;
             for (int round = 0; round < 20; ++round) {
                 sum += 1 + round % 32;

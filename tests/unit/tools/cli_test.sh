@@ -58,7 +58,7 @@ expect 2 "pagedump bad PID" "$pagedump" 12x -o "$work/x.pages"
 expect_output "^ozram-pagedump: PID: expected an integer >= 1, got '12x'\$" "pagedump bad PID"
 expect 2 "bench without input" "$bench"
 expect 2 "bench bad backend" "$bench" --input x --backend tpu
-expect_output "^ozram-bench: --backend: expected cpu, scalar, gpu or all, got 'tpu'\$" \
+expect_output "^ozram-bench: --backend: expected cpu, scalar, gpu, kernels, warp-steps or all, got 'tpu'\$" \
 	"bench bad backend"
 expect 2 "bench bad batch" "$bench" --input x --batch 0
 expect_output "^ozram-bench: --batch: expected an integer in 1\.\.[0-9]+, got '0'\$" "bench bad batch"

@@ -48,8 +48,8 @@ settled() {
 	while :; do
 		staged= parked=
 		while read -r name value; do
-			[ "$name" = staged: ] && staged=$value
-			[ "$name" = parked: ] && parked=$value
+			[ "$name" = staged_pages: ] && staged=$value
+			[ "$name" = parked_pages: ] && parked=$value
 		done </sys/block/ozram0/backend_stat
 		[ "$staged" = 0 ] && [ "$parked" = 0 ] && return 0
 		sleep 0.2
@@ -69,7 +69,7 @@ round() {
 	[ $who = zram ] && sysfs_set /sys/block/zram0/comp_algorithm lz4
 	sysfs_set /sys/block/$d/disksize $((FILES * 64 + 16))M
 	submitted=0
-	[ $d = ozram0 ] && submitted=$(backend_field ring_submitted)
+	[ $d = ozram0 ] && submitted=$(backend_field ring_submitted_total)
 	sync
 	k0=$(kernel_ticks) s0=$(agent_ticks 15) u0=$(agent_ticks 14)
 	i=0
@@ -80,7 +80,7 @@ round() {
 	[ $d = ozram0 ] && settled
 	k1=$(kernel_ticks) s1=$(agent_ticks 15) u1=$(agent_ticks 14)
 	ring=0
-	[ $d = ozram0 ] && ring=$(($(backend_field ring_submitted) - submitted))
+	[ $d = ozram0 ] && ring=$(($(backend_field ring_submitted_total) - submitted))
 	check_eq "$(dd if=/dev/$d bs=1M count=$((FILES * 64)) iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 		"$sums" "every byte on $d ($who)"
 	pages=$((FILES * PAGES))

@@ -56,7 +56,7 @@ round() {
 	check_eq "$got" "$sum" "every byte before the $1's recompression"
 	sysfs_set $S/idle all
 	timed recompress sysfs_set $S/recompress type=idle
-	check_eq "$(stat_field $S/mm_stat pages_recompressed)" $PAGES \
+	check_eq "$(backend_field recompressed_pages)" $PAGES \
 		"pages the $1 recompressed"
 	timed read-zstd read_all
 	check_eq "$got" "$sum" "every byte after the $1's recompression"

@@ -22,8 +22,8 @@ round() {
 	t1=$(uptime_cs)
 	check_eq "$(dd if=$D bs=1M count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 		"$sum" "every byte after the $1's recompression"
-	saved=$(stat_field $S/mm_stat recompress_saved)
-	echo "RECOMPRESS-BENCH $1: $(((t1 - t0) * 10)) ms, $(stat_field $S/mm_stat pages_recompressed) pages, $saved bytes saved"
+	saved=$(backend_field recompress_saved_bytes_total)
+	echo "RECOMPRESS-BENCH $1: $(((t1 - t0) * 10)) ms, $(backend_field recompressed_pages) pages, $saved bytes saved"
 	echo "$1 $((t1 - t0)) $saved" >>/tmp/rounds
 	sysfs_set $S/reset 1
 }

@@ -22,9 +22,9 @@ story() {
 	orig=$1 compr=$2 used=$3
 	f=$(device_number "$s")
 	echo "   ${s##*/} holds $((orig / 4096)) pages ($(mib $orig)) in $(mib $used) of memory, stored by:"
-	echo "     ozramd, LZ4 on the CPU cores:        $(backend_field agent_cpu $f)"
-	echo "     ozramd, LZ4 on a GPU:                $(backend_field agent_gpu $f)"
-	echo "     the kernel's own LZ4 (fallbacks):    $(backend_field kernel_lz4 $f)"
+	echo "     ozramd, LZ4 on the CPU cores:        $(backend_field agent_cpu_pages $f)"
+	echo "     ozramd, LZ4 on a GPU:                $(backend_field agent_gpu_pages $f)"
+	echo "     the kernel's own LZ4 (fallbacks):    $(backend_field kernel_pages $f)"
 	echo "     same-filled, only the value kept:    $(backend_field same_filled $f)"
 	echo "     incompressible, kept as-is:          $(backend_field huge $f)"
 	if [ "$compr" -gt 0 ]; then
@@ -36,13 +36,13 @@ story() {
 # ring_story: the offload ring since the module was loaded (one ring for all
 # devices): what went to the agent, and why pages did not.
 ring_story() {
-	echo "   The offload ring since the module was loaded: $(backend_field ring_submitted) pages" \
-		"in $(backend_field ring_batches) batches went to ozramd, $(backend_field ring_completed) came back compressed."
-	echo "   Compressed in the kernel instead: $(backend_field ring_inline_fallbacks) inline" \
-		"(ring full: swap-out outran the agent), $(backend_field ring_timeouts) after a time-out" \
-		"(the agent held them too long), $(backend_field ring_drained) drained when the agent detached."
-	echo "   Results dropped: $(backend_field ring_stale) stale (the page was rewritten or timed out" \
-		"meanwhile), $(backend_field ring_rejected) rejected, $(backend_field ring_verify_failures) failed verification."
+	echo "   The offload ring since the module was loaded: $(backend_field ring_submitted_total) pages" \
+		"in $(backend_field ring_batches_total) batches went to ozramd, $(backend_field ring_completed_total) came back compressed."
+	echo "   Compressed in the kernel instead: $(backend_field ring_inline_fallbacks_total) inline" \
+		"(ring full: swap-out outran the agent), $(backend_field ring_timeouts_total) after a time-out" \
+		"(the agent held them too long), $(backend_field ring_drained_total) drained when the agent detached."
+	echo "   Results dropped: $(backend_field ring_stale_total) stale (the page was rewritten or timed out" \
+		"meanwhile), $(backend_field ring_rejected_total) rejected, $(backend_field ring_verify_failures_total) failed verification."
 }
 
 ram_mb=$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
@@ -119,7 +119,7 @@ else
 fi
 
 say "6. ozramd stops: the module takes the ring back and compresses in the kernel"
-kernel_before=$(backend_field kernel_lz4 $fsn)
+kernel_before=$(backend_field kernel_pages $fsn)
 stop_agent
 echo "   'ozramctl agent' after SIGTERM:"
 ozramctl agent | indent
@@ -139,7 +139,7 @@ else
 fi
 umount /mnt/demo
 echo "   pages of ${fsdev#/dev/} stored by the kernel's own LZ4: $kernel_before with the agent," \
-	"$(backend_field kernel_lz4 $fsn) now"
+	"$(backend_field kernel_pages $fsn) now"
 
 say "7. 'ozramctl stats': every device and the total"
 ozramctl stats | indent

@@ -18,10 +18,12 @@ OZRAM_KO=/run/ozram.ko
 # lockdep reports that do not start with WARNING:.
 KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|BUG [^ ]+ \(|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption|pagealloc: (memory corruption|single bit error)|INFO: task .+ blocked for more than|INFO: trying to register non-static key|possible (recursive|circular) locking|inconsistent lock state'
 
-# Field names of the stat files, in order (as zram documents them).
-# mm_stat: zram's nine, then ozram's recompression figures.
-MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since pages_recompressed recompress_saved"
+# Field names of zram's stat files, in order (as zram 6.1 documents them):
+# the files print these and nothing more.  ozram's own numbers are in
+# backend_stat (backend_field).
+MM_STAT_FIELDS="orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages pages_compacted huge_pages huge_pages_since"
 IO_STAT_FIELDS="failed_reads failed_writes invalid_io notify_free"
+BD_STAT_FIELDS="bd_count bd_reads bd_writes"
 
 # Busybox sh runs its own applets before searching PATH: use e2fsprogs'
 # mke2fs and e2fsck (real ext4 support) by path.
@@ -65,12 +67,13 @@ sysfs_set() { expect_errno OK sysfs-write "$1" "$2"; }
 dev() { echo "/dev/$DEV$1"; }
 sysdir() { echo "/sys/block/$DEV$1"; }
 
-# stat_field FILE NAME: one named field of mm_stat or io_stat of device 0..N
+# stat_field FILE NAME: one named field of mm_stat, io_stat or bd_stat
 # stat_field "$(sysdir 0)/mm_stat" same_pages
 stat_field() {
 	case ${1##*/} in
 	mm_stat) names=$MM_STAT_FIELDS ;;
 	io_stat) names=$IO_STAT_FIELDS ;;
+	bd_stat) names=$BD_STAT_FIELDS ;;
 	*) fail "stat_field: unknown stat file $1" ;;
 	esac
 	i=1
@@ -82,6 +85,34 @@ stat_field() {
 		i=$((i + 1))
 	done
 	fail "stat_field: no field $2 in $1"
+}
+
+# check_zram_stat_files DIR: zram's stat files in DIR (a disk's sysfs
+# directory) hold exactly zram 6.1's fields, one line each (debug_stat after
+# its version line): scripts that read a fixed number of fields rely on it.
+check_zram_stat_files() {
+	check_eq "$(wc -l <"$1/mm_stat") $(wc -w <"$1/mm_stat")" "1 $(echo $MM_STAT_FIELDS | wc -w)" \
+		"${1##*/}: mm_stat has one line of zram's $(echo $MM_STAT_FIELDS | wc -w) fields"
+	check_eq "$(wc -l <"$1/io_stat") $(wc -w <"$1/io_stat")" "1 $(echo $IO_STAT_FIELDS | wc -w)" \
+		"${1##*/}: io_stat has one line of zram's $(echo $IO_STAT_FIELDS | wc -w) fields"
+	check_eq "$(head -n 1 "$1/debug_stat") $(sed -n 2p "$1/debug_stat" | wc -w) $(wc -l <"$1/debug_stat")" \
+		"version: 1 2 2" "${1##*/}: debug_stat is zram's version line and two fields"
+	if [ -r "$1/bd_stat" ]; then
+		check_eq "$(wc -l <"$1/bd_stat") $(wc -w <"$1/bd_stat")" "1 $(echo $BD_STAT_FIELDS | wc -w)" \
+			"${1##*/}: bd_stat has one line of zram's $(echo $BD_STAT_FIELDS | wc -w) fields"
+	fi
+}
+
+# dev_numbers DIR: the numbers of the device whose sysfs directory is DIR,
+# one a line, in the order of their list (shared/ozram_dev_stats.h): the
+# fields of zram's files, then backend_stat's lines before the agent's state
+# ("name: value").
+dev_numbers() {
+	for f in mm_stat io_stat bd_stat; do
+		[ $f = bd_stat ] && sed -n 2p "$1/debug_stat" | tr -s ' ' '\n' | grep .
+		tr -s ' ' '\n' <"$1/$f" | grep .
+	done
+	sed -n '/^agent: /q; p' "$1/backend_stat"
 }
 
 # backend_field NAME [N]: a "name: value" line of ozram's backend_stat.
@@ -226,10 +257,10 @@ ring_settle() {
 	esac
 	[ -r "$f" ] || return 0
 	i=0
-	while [ "$(sed -n -e 's/^staged: //p' -e 's/^parked: //p' "$f" | sort -u)" != 0 ] &&
-		grep -q '^staged: ' "$f"; do
+	while [ "$(sed -n -e 's/^staged_pages: //p' -e 's/^parked_pages: //p' "$f" | sort -u)" != 0 ] &&
+		grep -q '^staged_pages: ' "$f"; do
 		i=$((i + 1))
-		[ $i -le 1200 ] || fail "pages still staged or parked after 60 s: $(sed -n -e 's/^staged: //p' -e 's/^parked: //p' "$f" | tr '\n' ' ')"
+		[ $i -le 1200 ] || fail "pages still staged or parked after 60 s: $(sed -n -e 's/^staged_pages: //p' -e 's/^parked_pages: //p' "$f" | tr '\n' ' ')"
 		sleep 0.05
 	done
 }
@@ -246,7 +277,7 @@ ring_steady() {
 	same=0
 	i=0
 	while [ $same -lt 10 ]; do
-		RING_STAGED=$(backend_field staged "${1:-0}")
+		RING_STAGED=$(backend_field staged_pages "${1:-0}")
 		if [ "$RING_STAGED" = "$last" ]; then same=$((same + 1)); else same=0; fi
 		last=$RING_STAGED
 		i=$((i + 1))

@@ -197,7 +197,7 @@ fault_recompress_kill() {
 	r=$(cat $W/recompress-kill.out)
 	[ "$r" = OK ] || soak_fail "recompress $params of $rk_dev while ozramd was killed: $r"
 	ring_settle "$rk_id"
-	FAULT_NOTE="$FAULT_NOTE; pages_recompressed $(stat_field "$rk_sys/mm_stat" pages_recompressed) of 2048"
+	FAULT_NOTE="$FAULT_NOTE; recompressed_pages $(backend_field recompressed_pages "$rk_id") of 2048"
 	dd if="$rk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/recompress.bin ||
 		differ "$(dd if="$rk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/recompress.bin | wc -l)" \
 			bytes "$rk_dev recompressed ($params) while ozramd was killed"
@@ -276,7 +276,7 @@ fault_park_mem_limit() {
 	# The fill may have parked pages of its own: the most used from now on.
 	r=$(sysfs-write "$pk_sys/mem_used_max" 0)
 	[ "$r" = OK ] || soak_fail "mem_used_max 0 of $pk_dev: $r"
-	pk_parked=$(backend_field parked_total "$pk_id")
+	pk_parked=$(backend_field parked_pages_total "$pk_id")
 	pk_agent=$(agent_pid)
 	[ -n "$pk_agent" ] && kill -STOP "$pk_agent" 2>/dev/null || pk_agent=
 	# 64 pages a write, so that a failed write stops only its own.
@@ -287,7 +287,7 @@ fault_park_mem_limit() {
 			oflag=direct conv=notrunc 2>/dev/null || pk_failed=$((pk_failed + 1))
 		pk_c=$((pk_c + 1))
 	done
-	pk_held=$(backend_field parked "$pk_id")
+	pk_held=$(backend_field parked_pages "$pk_id")
 	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
 		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
 			"$pk_dev at mem_limit $pk_limit, the agent stopped"
@@ -308,7 +308,7 @@ fault_park_mem_limit() {
 	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
 		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
 			"$pk_dev once its mem_limit was lifted"
-	pk_parked=$(($(backend_field parked_total "$pk_id") - pk_parked))
+	pk_parked=$(($(backend_field parked_pages_total "$pk_id") - pk_parked))
 	FAULT_NOTE="$pk_dev mem_limit $pk_limit: $pk_parked pages parked ($pk_held held after the writes),"
 	FAULT_NOTE="$FAULT_NOTE mem_used_max $pk_used_max, $pk_staged staged at the limit,"
 	FAULT_NOTE="$FAULT_NOTE $pk_failed of 32 writes failed (ENOMEM),"
@@ -363,11 +363,11 @@ fault_recompress() {
 	params="type=$R"
 	pick all all $RECOMP_ALGORITHMS
 	[ "$R" = all ] || params="$params algo=$R"
-	before=$(stat_field "$(sysdir "$d")/mm_stat" pages_recompressed)
+	before=$(backend_field recompressed_pages "$d")
 	r=$(sysfs-write "$(sysdir "$d")/recompress" "$params")
 	[ "$r" = OK ] || soak_fail "recompress $params of $(dev "$d"): $r"
-	after=$(stat_field "$(sysdir "$d")/mm_stat" pages_recompressed)
-	FAULT_NOTE="$(dev "$d") $params, pages_recompressed $before -> $after"
+	after=$(backend_field recompressed_pages "$d")
+	FAULT_NOTE="$(dev "$d") $params, recompressed_pages $before -> $after"
 }
 
 # Writes back the pages of a device that has a backing device (soak-load.sh
@@ -400,7 +400,7 @@ fault_writeback() {
 	OK) ;;
 	ENOSPC) FAULT_NOTE="$FAULT_NOTE (backing device full)" ;;
 	EIO)
-		FAULT_NOTE="$FAULT_NOTE (writes failed: writeback_failed $(backend_field writeback_failed "$d"))"
+		FAULT_NOTE="$FAULT_NOTE (writes failed: bd_write_failed_pages_total $(backend_field bd_write_failed_pages_total "$d"))"
 		count writeback-eio
 		;;
 	*) soak_fail "writeback $type of $(dev "$d"): $r" ;;

@@ -120,10 +120,10 @@ done
 		"hot-added devices $(counted scratch-final) ($(($(counted scratch-final-bytes) / 1048576)) MiB)"
 	echo "differ: $(counted differ-bytes) bytes, $(counted differ-fio-blocks) fio blocks," \
 		"$(counted differ-memhog-pages) memhog pages, $(counted differ-stress-ng) stress-ng verify errors"
-	echo "ring: submitted $(backend_field ring_submitted), completed $(backend_field ring_completed)," \
-		"timeouts $(backend_field ring_timeouts), drained $(backend_field ring_drained)," \
-		"inline $(backend_field ring_inline_fallbacks), rejected $(backend_field ring_rejected)," \
-		"stale $(backend_field ring_stale), verify failures $(backend_field ring_verify_failures)"
+	echo "ring: submitted $(backend_field ring_submitted_total), completed $(backend_field ring_completed_total)," \
+		"timeouts $(backend_field ring_timeouts_total), drained $(backend_field ring_drained_total)," \
+		"inline $(backend_field ring_inline_fallbacks_total), rejected $(backend_field ring_rejected_total)," \
+		"stale $(backend_field ring_stale_total), verify failures $(backend_field ring_verify_failures_total)"
 	echo "kernel log: $problems problem lines"
 	if [ -s $W/failures ]; then
 		echo "result: FAIL, $(wc -l <$W/failures) failed checks:"

@@ -78,9 +78,9 @@ static long long staged_pages(const char* dev) {
         return 0;
     long long staged = -1, parked = -1, n;
     while (fgets(line, sizeof(line), f)) {
-        if (sscanf(line, "staged: %lld", &n) == 1)
+        if (sscanf(line, "staged_pages: %lld", &n) == 1)
             staged = n;
-        else if (sscanf(line, "parked: %lld", &n) == 1)
+        else if (sscanf(line, "parked_pages: %lld", &n) == 1)
             parked = n;
     }
     fclose(f);

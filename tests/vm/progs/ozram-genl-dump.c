@@ -24,7 +24,8 @@ static void usage(FILE* out) {
             "  devices          dump the devices, one line each:\n"
             "                   id=N name=ozramN disksize=BYTES initstate=0|1\n"
             "  stats [ID]       statistics of device ID, or the total over all\n"
-            "                   devices, one key=value line per attribute\n"
+            "                   devices, one key=value line per attribute, named as\n"
+            "                   in backend_stat (shared/ozram_dev_stats.h)\n"
             "  compact [ID]     compact device ID or all (needs CAP_NET_ADMIN)\n"
             "  reset-stats [ID] reset the event counters (needs CAP_NET_ADMIN)\n"
             "  --as-nobody      switch to uid and gid 65534 before opening the socket\n"
@@ -35,37 +36,16 @@ static void usage(FILE* out) {
             "Exit status: 0 on success, 1 when the kernel refused, 2 on usage error.\n");
 }
 
-/* The names printed for the u64 attributes of GET_STATS. */
-static const char* const stat_names[OZRAM_ATTR_MAX + 1] = {
-    [OZRAM_ATTR_DISKSIZE] = "disksize",
-    [OZRAM_ATTR_ORIG_DATA_SIZE] = "orig_data_size",
-    [OZRAM_ATTR_COMPR_DATA_SIZE] = "compr_data_size",
-    [OZRAM_ATTR_MEM_USED_TOTAL] = "mem_used_total",
-    [OZRAM_ATTR_MEM_LIMIT] = "mem_limit",
-    [OZRAM_ATTR_MEM_USED_MAX] = "mem_used_max",
-    [OZRAM_ATTR_SAME_PAGES] = "same_pages",
-    [OZRAM_ATTR_PAGES_COMPACTED] = "pages_compacted",
-    [OZRAM_ATTR_HUGE_PAGES] = "huge_pages",
-    [OZRAM_ATTR_HUGE_PAGES_SINCE] = "huge_pages_since",
-    [OZRAM_ATTR_PAGES_RECOMPRESSED] = "pages_recompressed",
-    [OZRAM_ATTR_RECOMPRESS_SAVED] = "recompress_saved",
-    [OZRAM_ATTR_FAILED_READS] = "failed_reads",
-    [OZRAM_ATTR_FAILED_WRITES] = "failed_writes",
-    [OZRAM_ATTR_INVALID_IO] = "invalid_io",
-    [OZRAM_ATTR_NOTIFY_FREE] = "notify_free",
-    [OZRAM_ATTR_WRITESTALL] = "writestall",
-    [OZRAM_ATTR_MISS_FREE] = "miss_free",
-    [OZRAM_ATTR_PAGES_KERNEL_LZ4] = "kernel_lz4",
-    [OZRAM_ATTR_PAGES_AGENT_CPU] = "agent_cpu",
-    [OZRAM_ATTR_PAGES_AGENT_GPU] = "agent_gpu",
-    [OZRAM_ATTR_PAGES_STAGED] = "staged",
-    [OZRAM_ATTR_PAGES_PARKED] = "parked",
-    [OZRAM_ATTR_PARKED_TOTAL] = "parked_total",
+/* The device's numbers, named from the list the module makes them from. */
+static const char* const stat_names[OZRAM_STAT_ATTR_MAX + 1] = {
+#define OZRAM_DEV_STAT(attr, name, kind, file, help) [OZRAM_STAT_ATTR_##attr] = #name,
+#include "../../../shared/ozram_dev_stats.h"
+#undef OZRAM_DEV_STAT
 };
 
-/* The ring's numbers, named from the list the module makes them from. */
+/* The ring's numbers, likewise. */
 static const char* const ring_names[OZRAM_RING_ATTR_MAX + 1] = {
-#define OZRAM_RING_STAT(attr, name, kind, help) [OZRAM_RING_ATTR_##attr] = "ring." #name,
+#define OZRAM_RING_STAT(attr, name, kind, help) [OZRAM_RING_ATTR_##attr] = #name,
 #include "../../../shared/ozram_ring_stats.h"
 #undef OZRAM_RING_STAT
 };
@@ -97,6 +77,18 @@ static void print_device(struct nlattr** tb) {
            tb[OZRAM_ATTR_INITSTATE] ? nla_get_u8(tb[OZRAM_ATTR_INITSTATE]) : 0);
 }
 
+/* Each attribute of the nest @nest that @names names, as name=value. */
+static void print_nest(struct nlattr* nest, int max, const char* const* names) {
+    struct nlattr* tb[max + 1];
+
+    if (!nest || nla_parse_nested(tb, max, nest, NULL) != 0)
+        return;
+    for (int a = 0; a <= max; a++) {
+        if (names[a] && tb[a])
+            printf("%s=%" PRIu64 "\n", names[a], nla_get_u64(tb[a]));
+    }
+}
+
 static void print_stats(struct nlattr** tb) {
     if (tb[OZRAM_ATTR_DEV_ID])
         printf("id=%" PRIu32 "\n", nla_get_u32(tb[OZRAM_ATTR_DEV_ID]));
@@ -106,26 +98,16 @@ static void print_stats(struct nlattr** tb) {
         printf("initstate=%u\n", nla_get_u8(tb[OZRAM_ATTR_INITSTATE]));
     if (tb[OZRAM_ATTR_NUM_DEVICES])
         printf("num_devices=%" PRIu32 "\n", nla_get_u32(tb[OZRAM_ATTR_NUM_DEVICES]));
-    for (int a = 0; a <= OZRAM_ATTR_MAX; a++) {
-        if (stat_names[a] && tb[a])
-            printf("%s=%" PRIu64 "\n", stat_names[a], nla_get_u64(tb[a]));
-    }
+    if (tb[OZRAM_ATTR_DISKSIZE])
+        printf("disksize=%" PRIu64 "\n", nla_get_u64(tb[OZRAM_ATTR_DISKSIZE]));
+    print_nest(tb[OZRAM_ATTR_STATS], OZRAM_STAT_ATTR_MAX, stat_names);
     if (tb[OZRAM_ATTR_AGENT_STATE])
         printf("agent=%s\n", nla_get_u8(tb[OZRAM_ATTR_AGENT_STATE]) == OZRAM_AGENT_ATTACHED
                                  ? "attached"
                                  : "detached");
     if (tb[OZRAM_ATTR_AGENT_PID])
         printf("agent_pid=%" PRIu32 "\n", nla_get_u32(tb[OZRAM_ATTR_AGENT_PID]));
-    if (tb[OZRAM_ATTR_RING]) {
-        struct nlattr* ring[OZRAM_RING_ATTR_MAX + 1];
-
-        if (nla_parse_nested(ring, OZRAM_RING_ATTR_MAX, tb[OZRAM_ATTR_RING], NULL) == 0) {
-            for (int a = 0; a <= OZRAM_RING_ATTR_MAX; a++) {
-                if (ring_names[a] && ring[a])
-                    printf("%s=%" PRIu64 "\n", ring_names[a], nla_get_u64(ring[a]));
-            }
-        }
-    }
+    print_nest(tb[OZRAM_ATTR_RING], OZRAM_RING_ATTR_MAX, ring_names);
 }
 
 static int on_valid(struct nl_msg* msg, void* arg) {

@@ -1,7 +1,7 @@
 # vm: --mem 512 --agent cpu --timeout 600
 # Admission: while the agent does not drain the ring (SIGSTOP), written pages
 # are not offered to it: they are parked (see agent-park.sh) or compressed
-# in the kernel at once (ring_admission_inline), without staging attempts:
+# in the kernel at once (ring_admission_inline_total), without staging attempts:
 # the pages staged and the attempts that find the ring full (ozram_fallback
 # events) number only what fills the ring and the probes (one per 50 ms).
 # After SIGCONT the agent drains, admission opens again and pages are staged
@@ -23,8 +23,8 @@ done
 
 # counters: "submitted fallbacks admission parked" now
 counters() {
-	echo "$(backend_field ring_submitted) $(backend_field ring_inline_fallbacks)" \
-		"$(backend_field ring_admission_inline) $(backend_field parked_total)"
+	echo "$(backend_field ring_submitted_total) $(backend_field ring_inline_fallbacks_total)" \
+		"$(backend_field ring_admission_inline_total) $(backend_field parked_pages_total)"
 }
 # Staging attempts that find the ring full fire ozram_fallback, whether the
 # page is then parked or compressed.
@@ -44,7 +44,7 @@ set -- $(counters)
 write_region 1
 ring_settle 0
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$(($(backend_field ring_submitted) - $1))" -gt 0 "pages staged with the agent running"
+check_cmp "$(($(backend_field ring_submitted_total) - $1))" -gt 0 "pages staged with the agent running"
 
 step "agent stopped: no staging attempts"
 ring_settle 0
@@ -54,10 +54,10 @@ echo >$T/trace
 echo 1 >$T/events/ozram/ozram_fallback/enable
 write_region 2
 echo 0 >$T/events/ozram/ozram_fallback/enable
-sub=$(($(backend_field ring_submitted) - $1))
-fb=$(($(backend_field ring_inline_fallbacks) - $2))
-adm=$(($(backend_field ring_admission_inline) - $3))
-parked=$(($(backend_field parked_total) - $4))
+sub=$(($(backend_field ring_submitted_total) - $1))
+fb=$(($(backend_field ring_inline_fallbacks_total) - $2))
+adm=$(($(backend_field ring_admission_inline_total) - $3))
+parked=$(($(backend_field parked_pages_total) - $4))
 full=$(grep -c 'ozram_fallback: dev=0 index=[0-9]* reason=ring_full' $T/trace || true)
 probes=$((secs * 20 + 1))
 # Pages kept from the ring: compressed at once by admission, or parked
@@ -74,8 +74,8 @@ kill -CONT "$(agent_pid)"
 ring_settle 0
 set -- $(counters)
 write_region 3
-sub=$(($(backend_field ring_submitted) - $1))
-note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline) - $3)) inline by admission, $(($(backend_field parked_total) - $4)) parked"
+sub=$(($(backend_field ring_submitted_total) - $1))
+note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline_total) - $3)) inline by admission, $(($(backend_field parked_pages_total) - $4)) parked"
 check_cmp "$sub" -ge $((cap / 2)) "pages staged after SIGCONT"
 check_cmp "$sub" -gt $((secs * 20 + 1)) "pages staged beyond the probes' rate"
 
@@ -90,7 +90,7 @@ for seed in 1 2 3; do
 		"$(md5 /tmp/r$seed.bin)" "region $seed, once the agent has finished"
 done
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
-check_eq "$(backend_field ring_rejected)" 0 "ring_rejected"
+check_eq "$(backend_field ring_rejected_total)" 0 "ring_rejected_total"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 echo 1000 >/sys/module/ozram/parameters/ring_timeout_ms

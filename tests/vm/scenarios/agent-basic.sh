@@ -24,11 +24,11 @@ check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' 
 ring_settle 0
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/mixed.bin)" "read back after the agent completed"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$(backend_field agent_cpu)" -gt 0 "pages compressed by the agent (agent_cpu)"
-check_cmp "$(backend_field ring_submitted)" -gt 0 "ring_submitted"
-check_cmp "$(backend_field ring_completed)" -gt 0 "ring_completed"
-check_eq "$(backend_field ring_rejected)" 0 "ring_rejected (an honest agent)"
-check_eq "$(backend_field ring_verify_failures)" 0 "ring_verify_failures"
+check_cmp "$(backend_field agent_cpu_pages)" -gt 0 "pages compressed by the agent (agent_cpu)"
+check_cmp "$(backend_field ring_submitted_total)" -gt 0 "ring_submitted_total"
+check_cmp "$(backend_field ring_completed_total)" -gt 0 "ring_completed_total"
+check_eq "$(backend_field ring_rejected_total)" 0 "ring_rejected_total (an honest agent)"
+check_eq "$(backend_field ring_verify_failures_total)" 0 "ring_verify_failures_total"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 
@@ -54,11 +54,11 @@ check_eq "$(backend_field agent)" attached "agent still attached after the refus
 step "the agent detaches; the module compresses alone again"
 stop_agent
 check_eq "$(backend_field agent)" detached "backend_stat agent after SIGTERM"
-check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the detach"
-before=$(backend_field kernel_lz4)
+check_eq "$(backend_field ring_slots_used)" 0 "nothing left staged after the detach"
+before=$(backend_field kernel_pages)
 pagegen --pages 512 --seed 5 >/tmp/m3.bin
 dd if=/tmp/m3.bin of=$D bs=1M seek=32 oflag=direct 2>/dev/null || fail "write failed"
-check_cmp "$(backend_field kernel_lz4)" -gt "$before" "kernel_lz4 grows without an agent"
+check_cmp "$(backend_field kernel_pages)" -gt "$before" "kernel_pages grows without an agent"
 check_eq "$(dd if=$D bs=1M skip=32 count=2 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/m3.bin)" "written without the agent"
 
 step "netlink carries the ring counters and the agent state"

@@ -23,7 +23,7 @@ memhog --mb $hog_mb --seed 12 >/tmp/memhog.log 2>&1 &
 hog=$!
 # Wait until the swap traffic goes through the agent.
 i=0
-while [ "$(backend_field ring_submitted)" -lt 2000 ]; do
+while [ "$(backend_field ring_submitted_total)" -lt 2000 ]; do
 	i=$((i + 1))
 	[ $i -le 240 ] || fail "less than 2000 pages reached the ring in 120 s"
 	sleep 0.5
@@ -31,7 +31,7 @@ done
 note "ozramd: $(grep -E 'VmRSS|VmLck' /proc/$(agent_pid)/status | tr -s ' \t\n' ' ')"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
 
-step "kill -9 of the agent (ring occupancy $(backend_field ring_occupancy))"
+step "kill -9 of the agent (ring occupancy $(backend_field ring_slots_used))"
 kill -KILL "$(agent_pid)"
 wait_detached
 rm -f $OZRAMD_PIDFILE
@@ -51,19 +51,19 @@ step "a second memhog, then kill -STOP: the time-out takes the pages back"
 memhog --mb $hog_mb --seed 13 >/tmp/memhog2.log 2>&1 &
 hog2=$!
 i=0
-while [ "$(backend_field ring_occupancy)" = 0 ] && [ $i -lt 300 ]; do
+while [ "$(backend_field ring_slots_used)" = 0 ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 kill -STOP "$(agent_pid)"
 i=0
-while [ "$(backend_field ring_timeouts)" = 0 ] && [ $i -lt 300 ]; do
+while [ "$(backend_field ring_timeouts_total)" = 0 ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 check_eq "$(backend_field agent)" attached "a stopped agent stays attached"
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$(backend_field ring_timeouts)" -gt 0 "ring_timeouts while the agent is stopped"
+check_cmp "$(backend_field ring_timeouts_total)" -gt 0 "ring_timeouts_total while the agent is stopped"
 
 step "kill -CONT, then a clean restart"
 kill -CONT "$(agent_pid)"
@@ -78,12 +78,12 @@ wait $hog2 || {
 }
 tail -n 3 /tmp/memhog2.log
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$(backend_field ring_submitted)" -gt 0 "ring_submitted"
-check_cmp "$(backend_field agent_cpu)" -ge 0 "agent_cpu"
-check_cmp "$(backend_field ring_completed)" -gt 0 "ring_completed"
-check_cmp "$(backend_field ring_timeouts)" -gt 0 "ring_timeouts"
-check_cmp "$(( $(backend_field ring_drained) + $(backend_field ring_timeouts) ))" -gt 0 "pages taken back"
-check_eq "$(backend_field ring_rejected)" 0 "ring_rejected"
+check_cmp "$(backend_field ring_submitted_total)" -gt 0 "ring_submitted_total"
+check_cmp "$(backend_field agent_cpu_pages)" -ge 0 "agent_cpu"
+check_cmp "$(backend_field ring_completed_total)" -gt 0 "ring_completed_total"
+check_cmp "$(backend_field ring_timeouts_total)" -gt 0 "ring_timeouts_total"
+check_cmp "$(( $(backend_field ring_drained_total) + $(backend_field ring_timeouts_total) ))" -gt 0 "pages taken back"
+check_eq "$(backend_field ring_rejected_total)" 0 "ring_rejected_total"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 swapoff $D || fail "swapoff failed"

@@ -25,13 +25,13 @@ note "mm_stat: $(cat $S/mm_stat)"
 check_cmp "$held" -gt 0 "pages held staged at the limit"
 check_cmp "$(stat_field $S/mm_stat mem_used_total)" -le $((2 * 1024 * 1024)) "mem_used_total stays within the limit"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
-check_cmp "$(backend_field ring_completed)" -gt 0 "ring_completed"
+check_cmp "$(backend_field ring_completed_total)" -gt 0 "ring_completed_total"
 check_eq "$(readback)" "$(md5 /tmp/random.bin)" "every page reads back, held ones from staging"
 
 step "lifting mem_limit stores the held pages"
 sysfs_set $S/mem_limit 0
 ring_settle 0
-check_eq "$(backend_field staged)" 0 "pages still staged"
+check_eq "$(backend_field staged_pages)" 0 "pages still staged"
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((3 * 1024 * 1024)) "orig_data_size"
 echo 3 >/proc/sys/vm/drop_caches
 check_eq "$(readback)" "$(md5 /tmp/random.bin)" "every page reads back after the store"

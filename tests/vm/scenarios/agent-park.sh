@@ -39,13 +39,13 @@ check_region() { check_eq "$(region_md5 $1)" "$(md5 ${3:-/tmp/r$1.bin})" "region
 step "agent stopped: written pages are parked, and read back while parked"
 echo 30000 >/sys/module/ozram/parameters/ring_timeout_ms
 kill -STOP "$(agent_pid)"
-t0=$(backend_field parked_total)
+t0=$(backend_field parked_pages_total)
 write_region 0
 write_region 1
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
-held=$(backend_field parked)
+held=$(backend_field parked_pages)
 check_cmp "$held" -ge $((PAGES * 3 / 2)) "pages parked while the agent is stopped"
-check_eq "$(($(backend_field parked_total) - t0))" "$held" "parked_total counts them"
+check_eq "$(($(backend_field parked_pages_total) - t0))" "$held" "parked_total counts them"
 check_region 0 "while parked"
 check_region 1 "while parked"
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((2 * PAGES * 4096)) "orig_data_size"
@@ -54,7 +54,7 @@ step "a discard and an overwrite of parked pages"
 # Region 1 (all parked: the ring was full) discarded, then the first half
 # of region 0 rewritten (parked again).
 blkdiscard -o $((MB * 1048576)) -l $((MB * 1048576)) $D
-check_cmp "$(backend_field parked)" -le $((held - PAGES + 64)) "discarded pages are no longer parked"
+check_cmp "$(backend_field parked_pages)" -le $((held - PAGES + 64)) "discarded pages are no longer parked"
 write_region 0 /tmp/over.bin
 { cat /tmp/over.bin; tail -c $((PAGES / 2 * 4096)) /tmp/r0.bin; } >/tmp/r0new.bin
 check_region 0 "rewritten in part while parked" /tmp/r0new.bin
@@ -63,28 +63,28 @@ check_eq "$(region_md5 1)" "$(dd if=/dev/zero bs=1M count=$MB 2>/dev/null | md5s
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((PAGES * 4096)) "orig_data_size after the discard"
 
 step "SIGCONT: the agent compresses the parked pages"
-a0=$(backend_field agent_cpu)
+a0=$(backend_field agent_cpu_pages)
 kill -CONT "$(agent_pid)"
 ring_settle 0
 note "after SIGCONT: $(tr '\n' ' ' <$S/backend_stat)"
-check_eq "$(backend_field parked)" 0 "parked pages left"
-check_cmp "$(($(backend_field agent_cpu) - a0))" -ge $((PAGES / 2)) "pages the agent compressed"
+check_eq "$(backend_field parked_pages)" 0 "parked pages left"
+check_cmp "$(($(backend_field agent_cpu_pages) - a0))" -ge $((PAGES / 2)) "pages the agent compressed"
 check_region 0 "compressed by the agent" /tmp/r0new.bin
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((PAGES * 4096)) "orig_data_size once stored"
 
 step "agent stalled past ring_timeout_ms: the kernel compresses the parked pages"
 echo 300 >/sys/module/ozram/parameters/ring_timeout_ms
 kill -STOP "$(agent_pid)"
-k0=$(backend_field kernel_lz4)
+k0=$(backend_field kernel_pages)
 write_region 2
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
 i=0
-while [ "$(backend_field parked)" != 0 ]; do
+while [ "$(backend_field parked_pages)" != 0 ]; do
 	i=$((i + 1))
-	[ $i -le 300 ] || fail "parked pages still held 30 s into a stall: $(backend_field parked)"
+	[ $i -le 300 ] || fail "parked pages still held 30 s into a stall: $(backend_field parked_pages)"
 	sleep 0.1
 done
-check_cmp "$(($(backend_field kernel_lz4) - k0))" -ge $((PAGES / 2)) "pages the kernel compressed"
+check_cmp "$(($(backend_field kernel_pages) - k0))" -ge $((PAGES / 2)) "pages the kernel compressed"
 check_region 2 "compressed by the kernel during the stall"
 kill -CONT "$(agent_pid)"
 ring_settle 0
@@ -94,20 +94,20 @@ step "the parking limit: at most park_limit_mb of pages are held"
 [ $((4 * PAGES - 1024)) -gt $limit ] || fail "4 regions do not reach the limit of $limit pages"
 echo 30000 >/sys/module/ozram/parameters/ring_timeout_ms
 kill -STOP "$(agent_pid)"
-k0=$(backend_field kernel_lz4)
+k0=$(backend_field kernel_pages)
 for r in 3 4 5 6; do write_region $r; done
-peak=$(backend_field parked)
+peak=$(backend_field parked_pages)
 note "limit $limit pages, parked $peak: $(tr '\n' ' ' <$S/backend_stat)"
 check_cmp "$peak" -le "$limit" "parked pages within the limit"
 check_cmp "$peak" -ge $((limit - 64)) "parked pages up to the limit"
-check_cmp "$(($(backend_field kernel_lz4) - k0))" -gt 0 "pages past the limit compressed by their writer"
+check_cmp "$(($(backend_field kernel_pages) - k0))" -gt 0 "pages past the limit compressed by their writer"
 
 step "kill -9 of the agent with pages parked: the kernel compresses them"
 kill -KILL "$(agent_pid)"
 wait_detached
 rm -f $OZRAMD_PIDFILE
 ring_settle 0
-check_eq "$(backend_field parked)" 0 "parked pages left after the kill"
+check_eq "$(backend_field parked_pages)" 0 "parked pages left after the kill"
 for r in 3 4 5 6; do check_region $r "after the kill"; done
 check_region 0 "after the kill" /tmp/r0new.bin
 check_region 2 "after the kill"
@@ -118,10 +118,10 @@ start_agent
 step "reset with pages parked"
 kill -STOP "$(agent_pid)"
 write_region 4
-check_cmp "$(backend_field parked)" -gt 0 "pages parked before the reset"
+check_cmp "$(backend_field parked_pages)" -gt 0 "pages parked before the reset"
 dev_reset 0
 dev_setup 0 256M
-check_eq "$(backend_field parked)" 0 "parked after the reset"
+check_eq "$(backend_field parked_pages)" 0 "parked after the reset"
 check_eq "$(region_md5 4)" "$(dd if=/dev/zero bs=1M count=$MB 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"a reset device reads as zeroes"
 kill -CONT "$(agent_pid)"
@@ -136,15 +136,15 @@ dev_setup 0 512M
 echo 0 >/proc/sys/vm/page-cluster
 mkswap $D >/dev/null || fail "mkswap failed"
 swapon $D || fail "swapon failed"
-t0=$(backend_field parked_total)
-s0=$(backend_field ring_submitted)
+t0=$(backend_field parked_pages_total)
+s0=$(backend_field ring_submitted_total)
 memhog --mb $((ram_pages * 4 / 1024 * 5 / 4)) --seed 7 >/tmp/memhog.log 2>&1 || {
 	cat /tmp/memhog.log
 	fail "memhog reported corrupted pages (or could not run)"
 }
 note "after the hog: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$(($(backend_field ring_submitted) - s0))" -gt 0 "swap pages through the ring"
-check_eq "$(($(backend_field parked_total) - t0))" 0 "swap pages parked"
+check_cmp "$(($(backend_field ring_submitted_total) - s0))" -gt 0 "swap pages through the ring"
+check_eq "$(($(backend_field parked_pages_total) - t0))" 0 "swap pages parked"
 swapoff $D
 echo 1000 >/sys/module/ozram/parameters/ring_timeout_ms
 dev_reset 0

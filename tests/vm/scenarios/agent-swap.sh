@@ -1,7 +1,7 @@
 # vm: --mem 384 --agent cpu --timeout 400
 # Swap through the agent.  The agent serves the memory pressure it relieves,
 # so it must never wait on reclaim: storing a completion that would need
-# reclaim is left to the module's worker (ring_deferred) instead.  While a
+# reclaim is left to the module's worker (ring_deferred_total) instead.  While a
 # memory hog of 1.5 times the VM's memory swaps through the device, the
 # agent's kernel stacks are sampled, and no sample may show it in reclaim.
 # The hog verifies every byte, and no page is left staged.
@@ -51,12 +51,12 @@ check_cmp $samples -ge 50 "stack samples of the agent"
 [ $in_reclaim = 0 ] || head -n 20 /tmp/reclaim-stacks
 check_eq $in_reclaim 0 "samples with the agent in reclaim"
 ring_settle 0
-check_cmp "$(backend_field ring_completed)" -gt 0 "pages completed by the agent"
-check_eq "$(backend_field ring_rejected)" 0 "ring_rejected"
-check_eq "$(backend_field ring_verify_failures)" 0 "ring_verify_failures"
-note "deferred to the worker: $(backend_field ring_deferred)," \
-	"timed out: $(backend_field ring_timeouts)," \
-	"inline (ring full): $(backend_field ring_inline_fallbacks)"
+check_cmp "$(backend_field ring_completed_total)" -gt 0 "pages completed by the agent"
+check_eq "$(backend_field ring_rejected_total)" 0 "ring_rejected_total"
+check_eq "$(backend_field ring_verify_failures_total)" 0 "ring_verify_failures_total"
+note "deferred to the worker: $(backend_field ring_deferred_total)," \
+	"timed out: $(backend_field ring_timeouts_total)," \
+	"inline (ring full): $(backend_field ring_inline_fallbacks_total)"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 swapoff $D || fail "swapoff failed"

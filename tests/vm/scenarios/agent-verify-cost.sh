@@ -22,15 +22,15 @@ round() {
 	load_ozram verify=$1
 	start_agent
 	dev_setup 0 64M
-	before=$(backend_field ring_completed)
+	before=$(backend_field ring_completed_total)
 	t0=$(uptime_cs)
 	dd if=/tmp/mixed.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
 	ring_settle 0
 	t1=$(uptime_cs)
-	done_=$(($(backend_field ring_completed) - before))
+	done_=$(($(backend_field ring_completed_total) - before))
 	check_eq "$(dd if=$D bs=1M count=32 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$sum" \
 		"data written with verify=$1"
-	check_eq "$(backend_field ring_verify_failures)" 0 "ring_verify_failures with verify=$1"
+	check_eq "$(backend_field ring_verify_failures_total)" 0 "ring_verify_failures_total with verify=$1"
 	elapsed=$(((t1 - t0) * 10))
 	unload_ozram
 }

@@ -36,7 +36,7 @@ dd if=/tmp/m.bin of=$d bs=1M oflag=direct 2>/dev/null || fail "write to $d faile
 check_eq "$(dd if=$d bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$(md5 /tmp/m.bin)" "data on $d"
 ring_settle /sys/block/zram$n
 note "backend_stat: $(tr '\n' ' ' </sys/block/zram$n/backend_stat)"
-check_cmp "$(sed -n 's/^agent_cpu: //p' /sys/block/zram$n/backend_stat)" -gt 0 "agent_cpu on $d"
+check_cmp "$(sed -n 's/^agent_cpu_pages: //p' /sys/block/zram$n/backend_stat)" -gt 0 "agent_cpu on $d"
 zramctl --reset $d || fail "zramctl --reset failed"
 # zramctl resets the device, then removes it through zram-control/hot_remove.
 if [ -e /sys/block/zram$n ]; then

@@ -5,7 +5,8 @@
 #  * the kernel's own zram selftests (Linux 6.1, tools/testing/selftests/zram,
 #    from Debian's linux-source-6.1): no FAIL line, both tests PASS;
 #  * util-linux zramctl --algorithm zstd, lzo-rle and lz4hc: the device has
-#    that algorithm selected and keeps every byte;
+#    that algorithm selected and keeps every byte, and its stat files hold
+#    zram 6.1's fields exactly;
 #  * Debian's systemd-zram-generator (1.1.2), --setup-device zram0 with
 #    compression-algorithm set to lzo-rle, zstd, lz4hc and lzo: the device
 #    has that algorithm selected, and the swap area that systemd-makefs made
@@ -92,6 +93,8 @@ for alg in zstd lzo-rle lz4hc; do
 	echo 3 >/proc/sys/vm/drop_caches
 	check_eq "$(dd if=$d bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$sum" \
 		"data on $d in $alg"
+	# What zramctl and scripts read: zram's files, zram's fields.
+	check_zram_stat_files /sys/block/zram$n
 	zramctl --reset $d || fail "zramctl --reset $d failed"
 done
 

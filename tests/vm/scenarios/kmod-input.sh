@@ -132,7 +132,7 @@ dd if=/tmp/random.bin of=$D bs=4096 oflag=direct 2>/dev/null || fail "write afte
 check_eq "$(dd if=$D bs=4096 count=2048 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(md5 /tmp/random.bin)" "data after lifting the limit"
 ring_settle 0
-check_eq "$(sed -n 's/^huge: //p' $S/backend_stat)" 2048 "random pages stored raw"
+check_eq "$(stat_field $S/mm_stat huge_pages)" 2048 "random pages stored raw"
 
 step "unload with devices in every state, then load again"
 id=$(cat $CONTROL/hot_add)

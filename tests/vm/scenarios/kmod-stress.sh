@@ -94,9 +94,11 @@ check_eq "$(dd if=$D bs=4096 skip=4096 count=1024 iflag=direct 2>/dev/null | md5
 check_eq "$(dd if=$D bs=4096 skip=5120 count=1024 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(dd if=/tmp/b.bin bs=4096 skip=1024 count=1024 2>/dev/null | md5sum | cut -d' ' -f1)" "kept part of region B"
 stored=$(($(stat_field $S/mm_stat orig_data_size) / 4096))
-# The page counts only: backend_stat also shows the agent and ring counters.
-paths=$(awk -F': ' '$1 ~ /^(kernel_lz4|agent_cpu|agent_gpu|same_filled|huge|staged|parked)$/ { s += $2 } END { print s }' $S/backend_stat)
-check_eq "$paths" "$stored" "backend_stat adds up to the pages stored"
+# Every way a page is stored: compressed by each path, staged and parked
+# (backend_stat's gauges of pages), same-filled and raw (mm_stat's).
+paths=$(awk -F': ' '$1 ~ /^(kernel|agent_cpu|agent_gpu|staged|parked)_pages$/ { s += $2 } END { print s }' $S/backend_stat)
+paths=$((paths + $(stat_field $S/mm_stat same_pages) + $(stat_field $S/mm_stat huge_pages)))
+check_eq "$paths" "$stored" "the ways pages are stored add up to the pages stored"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 check_eq "$(ozram-genl-dump devices | grep -c '^id=')" 1 "hot-added devices all removed"

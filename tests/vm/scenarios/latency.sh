@@ -30,7 +30,7 @@ check_eq "$(awk '{ print NF }' $S/latency_stat | sort -u)" 35 "name, count, sum_
 dev_setup 0 64M
 ring_settle 0
 w0=$(lat write 2) r0=$(lat read 2) g0=$(lat ring 2)
-s0=$(backend_field ring_submitted)
+s0=$(backend_field ring_submitted_total)
 
 step "$WRITES page writes and $READS page reads, one page per request"
 pagegen --pages $WRITES --kind text --seed 11 >/tmp/text.bin
@@ -43,11 +43,11 @@ cat $S/latency_stat
 
 check_eq "$(($(lat write 2) - w0))" $WRITES "write histogram count = pages written"
 check_eq "$(($(lat read 2) - r0))" $READS "read histogram count = pages read"
-submitted=$(($(backend_field ring_submitted) - s0))
-check_eq "$(($(lat ring 2) - g0))" $submitted "ring histogram count = pages staged (ring_submitted)"
+submitted=$(($(backend_field ring_submitted_total) - s0))
+check_eq "$(($(lat ring 2) - g0))" $submitted "ring histogram count = pages staged (ring_submitted_total)"
 if [ "${AGENT:-none}" = cpu ]; then
 	check_eq "$submitted" $WRITES "every page written went through the ring"
-	check_eq "$(backend_field ring_stale)" 0 "no stale completion (nothing overwritten)"
+	check_eq "$(backend_field ring_stale_total)" 0 "no stale completion (nothing overwritten)"
 else
 	check_eq "$submitted" 0 "no ring without an agent"
 fi

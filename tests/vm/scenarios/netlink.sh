@@ -21,8 +21,20 @@ nl_field() {
 	echo "$v"
 }
 
-# backend_field NAME: one line of backend_stat
-backend_field() { sed -n "s/^$1: //p" "$S/backend_stat"; }
+# nl_numbers: the device's numbers of that answer, "name=value" in the order
+# of their list, between disksize and the agent's state.
+nl_numbers() { sed -n '/^disksize=/,/^agent=/p' /tmp/nl.txt | sed '1d;$d'; }
+
+# nl_mm NAME: the field of mm_stat called NAME (zram's name) in that answer:
+# mm_stat's fields are the first of the list.
+nl_mm() {
+	i=1
+	for n in $MM_STAT_FIELDS; do
+		[ "$n" = "$1" ] && break
+		i=$((i + 1))
+	done
+	nl_numbers | sed -n "${i}p" | cut -d= -f2
+}
 
 step "the family answers before initialization"
 $NL devices >/tmp/devs.txt
@@ -45,41 +57,36 @@ check_eq "$(nl_field id)" 0 "id"
 check_eq "$(nl_field name)" ozram0 "name"
 check_eq "$(nl_field disksize)" "$(cat $S/disksize)" "disksize"
 check_eq "$(nl_field initstate)" 1 "initstate"
-for f in $MM_STAT_FIELDS; do
-	check_eq "$(nl_field $f)" "$(stat_field $S/mm_stat $f)" "netlink $f = mm_stat $f"
-done
-for f in $IO_STAT_FIELDS; do
-	check_eq "$(nl_field $f)" "$(stat_field $S/io_stat $f)" "netlink $f = io_stat $f"
-done
-check_eq "$(nl_field notify_free)" 8 "notify_free counts the discarded pages"
-check_eq "$(nl_field writestall) $(nl_field miss_free)" \
-	"$(tail -n 1 $S/debug_stat | awk '{ print $1, $2 }')" "debug_stat"
-for f in kernel_lz4 agent_cpu agent_gpu staged parked parked_total; do
-	check_eq "$(nl_field $f)" "$(backend_field $f)" "netlink $f = backend_stat $f"
-done
-check_eq "$(nl_field same_pages)" "$(backend_field same_filled)" "netlink same_pages = backend_stat same_filled"
-check_eq "$(nl_field huge_pages)" "$(backend_field huge)" "netlink huge_pages = backend_stat huge"
+# Every number sysfs shows, netlink carries, in the same order and with
+# the same value, under backend_stat's names: both are made from one list.
+sysfs=$(dev_numbers $S)
+zram_fields=$(echo "$sysfs" | grep -vc ':')
+check_eq "$zram_fields" 18 "zram's files: 9 + 4 + 2 + 3 fields"
+check_eq "$(nl_numbers | awk -F= -v n=$zram_fields 'NR <= n { print $2; next } { print $1 ": " $2 }')" \
+	"$sysfs" "netlink's numbers = sysfs's"
+check_eq "$(stat_field $S/io_stat notify_free)" 8 "notify_free counts the discarded pages"
 check_eq "$(nl_field agent)" "$(backend_field agent)" "agent state"
 check_eq "$(nl_field agent)" detached "no agent attached"
-check_cmp "$(nl_field same_pages)" -ge 100 "the zero pages are same-filled"
-check_cmp "$(nl_field huge_pages)" -ge 1 "random pages are huge"
-check_cmp "$(nl_field kernel_lz4)" -ge 1 "text pages compressed in the kernel"
-check_eq "$(($(nl_field kernel_lz4) + $(nl_field agent_cpu) + $(nl_field agent_gpu) + \
-	$(nl_field same_pages) + $(nl_field huge_pages)))" 668 "the paths add up to the pages stored"
-# Every ring number that backend_stat shows, netlink carries, with the
-# same value: both are made from one list.
-ring_keys=$(sed -n 's/^ring_\([a-z_]*\): .*/\1/p' $S/backend_stat)
+same=$(stat_field $S/mm_stat same_pages)
+huge=$(stat_field $S/mm_stat huge_pages)
+check_cmp "$same" -ge 100 "the zero pages are same-filled"
+check_cmp "$huge" -ge 1 "random pages are huge"
+check_cmp "$(nl_field kernel_pages)" -ge 1 "text pages compressed in the kernel"
+check_eq "$(($(nl_field kernel_pages) + $(nl_field agent_cpu_pages) + $(nl_field agent_gpu_pages) + \
+	same + huge))" 668 "the paths add up to the pages stored"
+# The ring's numbers likewise.
+ring_keys=$(sed -n 's/^\(ring_[a-z_]*\): .*/\1/p' $S/backend_stat)
 check_eq "$(echo $ring_keys | wc -w)" 14 "backend_stat shows the ring's fourteen numbers"
 for f in $ring_keys; do
-	check_eq "$(nl_field ring.$f)" "$(backend_field ring_$f)" "netlink ring.$f = backend_stat ring_$f"
-	check_eq "$(nl_field ring.$f)" 0 "ring.$f without a ring"
+	check_eq "$(nl_field $f)" "$(backend_field $f)" "netlink $f = backend_stat $f"
+	check_eq "$(nl_field $f)" 0 "$f without a ring"
 done
 
 step "reads are open to every user"
 $NL --as-nobody stats 0 >/tmp/nobody.txt
 check_eq "$(tail -n 1 /tmp/nobody.txt)" OK "GET_STATS as uid 65534"
-check_eq "$(sed -n 's/^orig_data_size=//p' /tmp/nobody.txt)" $((668 * 4096)) \
-	"orig_data_size as uid 65534"
+cp /tmp/nobody.txt /tmp/nl.txt
+check_eq "$(nl_mm orig_data_size)" $((668 * 4096)) "orig_data_size as uid 65534"
 check_eq "$($NL --as-nobody devices | tail -n 1)" OK "GET_DEVICES as uid 65534"
 
 step "state changes need CAP_NET_ADMIN"
@@ -92,10 +99,12 @@ expect_errno OK $NL compact 0
 expect_errno OK $NL compact
 expect_errno OK $NL reset-stats 0
 check_eq "$(stat_field $S/io_stat notify_free)" 0 "reset-stats cleared notify_free"
+check_eq "$(stat_field $S/mm_stat huge_pages_since)" 0 "reset-stats cleared huge_pages_since"
 check_eq "$(stat_field $S/mm_stat mem_used_max)" "$(stat_field $S/mm_stat mem_used_total)" \
 	"reset-stats restarted mem_used_max"
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((668 * 4096)) \
-	"reset-stats kept the stored data's counters"
+	"reset-stats kept the stored data's gauges"
+check_eq "$(stat_field $S/mm_stat huge_pages)" "$huge" "reset-stats kept huge_pages"
 check_eq "$(dd if=$D bs=4096 count=512 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(md5 /tmp/text.bin)" "data after compact and reset-stats"
 
@@ -130,7 +139,7 @@ check_eq "$(nl_field num_devices)" 2 "the total covers two devices"
 for f in orig_data_size compr_data_size mem_used_total same_pages huge_pages; do
 	a=$(stat_field $S/mm_stat $f)
 	b=$(stat_field "$(sysdir $id)/mm_stat" $f)
-	check_eq "$(nl_field $f)" $((a + b)) "total $f is the sum over devices"
+	check_eq "$(nl_mm $f)" $((a + b)) "total $f is the sum over devices"
 done
 check_eq "$(nl_field disksize)" $((64 * 1048576 + 16 * 1048576)) "total disksize"
 

@@ -49,11 +49,11 @@ fill() { fill_idle $FROM $TO /tmp/text.bin; }
 recompressed() {
 	check_eq "$(dd if=$D bs=1M count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 		"$sum" "every byte after $1"
-	pages=$(stat_field $S/mm_stat pages_recompressed)
-	saved=$(stat_field $S/mm_stat recompress_saved)
+	pages=$(backend_field recompressed_pages)
+	saved=$(backend_field recompress_saved_bytes_total)
 	check_eq "$(($(stat_field $S/mm_stat compr_data_size) + saved))" "$compr_before" \
 		"compr_data_size + recompress_saved after $1"
-	check_eq "$(backend_field recompressed)" "$pages" "backend_stat recompressed after $1"
+	check_eq "$(backend_field recompressed_pages)" "$pages" "backend_stat recompressed after $1"
 	check_cmp "$pages" -gt $((PAGES / 2)) "pages recompressed by $1"
 	note "$1: $pages pages recompressed, $saved bytes saved"
 	echo "$pages $saved" >>/tmp/results
@@ -74,14 +74,14 @@ priority=2
 max_pages=-1
 type=idle type=huge
 ARGS
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 0 "nothing recompressed by refused writes"
+check_eq "$(backend_field recompressed_pages)" 0 "nothing recompressed by refused writes"
 
 step "max_pages and threshold"
 sysfs_set $S/recompress "type=idle max_pages=100"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 100 "pages recompressed with max_pages=100"
+check_eq "$(backend_field recompressed_pages)" 100 "pages recompressed with max_pages=100"
 # Every text page is picked (64 bytes or more), and none gets below 64.
 sysfs_set $S/recompress "type=idle threshold=64"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 100 "pages recompressed with threshold=64"
+check_eq "$(backend_field recompressed_pages)" 100 "pages recompressed with threshold=64"
 sysfs_set $S/reset 1
 
 step "the kernel's own loop, no agent"
@@ -89,39 +89,39 @@ fill
 compr_before=$(stat_field $S/mm_stat compr_data_size)
 sysfs_set $S/recompress "type=idle"
 recompressed "the kernel"
-check_eq "$(backend_field agent_cpu)" 0 "pages the agent compressed without an agent"
+check_eq "$(backend_field agent_cpu_pages)" 0 "pages the agent compressed without an agent"
 step "pages no longer idle are not recompressed again"
 sysfs_set $S/recompress "type=idle"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" "$pages" "pages recompressed after a second pass"
+check_eq "$(backend_field recompressed_pages)" "$pages" "pages recompressed after a second pass"
 sysfs_set $S/reset 1
 
 step "through the agent"
 start_agent || fail "cannot start ozramd"
 fill
 compr_before=$(stat_field $S/mm_stat compr_data_size)
-completed=$(backend_field ring_completed)
+completed=$(backend_field ring_completed_total)
 sysfs_set $S/recompress "type=idle"
-check_cmp $(($(backend_field ring_completed) - completed)) -ge $((PAGES * 9 / 10)) \
+check_cmp $(($(backend_field ring_completed_total) - completed)) -ge $((PAGES * 9 / 10)) \
 	"pages the agent recompressed"
-check_eq "$(backend_field ring_verify_failures)" 0 "ring_verify_failures"
+check_eq "$(backend_field ring_verify_failures_total)" 0 "ring_verify_failures_total"
 recompressed "the agent"
 sysfs_set $S/reset 1
 
 step "through an agent killed in the middle"
 fill
 compr_before=$(stat_field $S/mm_stat compr_data_size)
-submitted=$(backend_field ring_submitted)
+submitted=$(backend_field ring_submitted_total)
 sysfs-write $S/recompress "type=idle" >/tmp/recompress.out 2>&1 &
 writer=$!
 i=0
-while [ "$(backend_field ring_submitted)" -lt $((submitted + 2000)) ]; do
+while [ "$(backend_field ring_submitted_total)" -lt $((submitted + 2000)) ]; do
 	i=$((i + 1))
 	[ $i -le 600 ] || fail "the recompression did not reach the agent in 60 s"
 	sleep 0.1
 done
 kill -KILL "$(agent_pid)"
 rm -f $OZRAMD_PIDFILE
-note "killed with $(($(backend_field ring_submitted) - submitted)) pages submitted"
+note "killed with $(($(backend_field ring_submitted_total) - submitted)) pages submitted"
 wait $writer
 check_eq "$(tail -n 1 /tmp/recompress.out)" OK "the write to recompress"
 wait_detached
@@ -146,7 +146,7 @@ huge=$(stat_field $S/mm_stat huge_pages)
 check_cmp "$huge" -eq 256 "random pages stored raw"
 sysfs_set $S/recompress "type=huge"
 check_eq "$(stat_field $S/mm_stat huge_pages)" "$huge" "huge pages after recompression"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 0 "random pages recompressed"
+check_eq "$(backend_field recompressed_pages)" 0 "random pages recompressed"
 check_eq "$(dd if=$D bs=1M count=1 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(md5 /tmp/random.bin)" "every random byte"
 sysfs_set $S/reset 1
@@ -162,23 +162,23 @@ ring_settle 0
 sysfs_set $S/idle all
 # max_pages counts a page once, whichever algorithms try it, as zram's.
 sysfs_set $S/recompress "type=idle max_pages=100"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 100 "pages recompressed with max_pages=100"
+check_eq "$(backend_field recompressed_pages)" 100 "pages recompressed with max_pages=100"
 sysfs_set $S/recompress "type=idle"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 4096 "pages recompressed by the second algorithm"
+check_eq "$(backend_field recompressed_pages)" 4096 "pages recompressed by the second algorithm"
 check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(head -c 16777216 /tmp/text.bin | md5sum | cut -d' ' -f1)" "every byte after two algorithms"
 # Recompressed by the last algorithm, no page is a candidate any more.
 sysfs_set $S/idle all
 sysfs_set $S/recompress "type=idle"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 4096 "pages recompressed by a second write"
+check_eq "$(backend_field recompressed_pages)" 4096 "pages recompressed by a second write"
 sysfs_set $S/reset 1
 
 step "ozramctl recompress: the request, and what the pass saved"
 fill
 out=$(ozramctl recompress --type idle --bytes ozram0) || fail "ozramctl recompress failed: $out"
-check_eq "$out" "ozram0: $(stat_field $S/mm_stat pages_recompressed) pages recompressed, $(stat_field $S/mm_stat recompress_saved) bytes saved" \
+check_eq "$out" "ozram0: $(backend_field recompressed_pages) pages recompressed, $(backend_field recompress_saved_bytes_total) bytes saved" \
 	"ozramctl's summary against mm_stat"
-check_cmp "$(stat_field $S/mm_stat pages_recompressed)" -gt $((PAGES / 2)) "pages ozramctl recompressed"
+check_cmp "$(backend_field recompressed_pages)" -gt $((PAGES / 2)) "pages ozramctl recompressed"
 check_eq "$(dd if=$D bs=1M count=64 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" "$sum" \
 	"every byte after ozramctl recompress"
 if out=$(ozramctl recompress --algo lz4hc ozram0 2>&1); then

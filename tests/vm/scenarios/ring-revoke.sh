@@ -41,7 +41,7 @@ step "a page discarded while staged is gone for the next agent"
 marker_page OZRAMMARKER00001 /tmp/m1.bin
 hold_ring /tmp/go1
 dd if=/tmp/m1.bin of=$D bs=4096 count=1 oflag=direct 2>/dev/null || fail "write failed"
-check_eq "$(backend_field staged)" 1 "the marker page is staged"
+check_eq "$(backend_field staged_pages)" 1 "the marker page is staged"
 blkdiscard -o 0 -l 4096 $D || fail "blkdiscard failed"
 touch /tmp/go1
 wait $holder || true

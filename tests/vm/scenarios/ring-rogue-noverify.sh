@@ -43,9 +43,9 @@ cat /tmp/rogue.log
 grep -q 'sent wrong_fill=[1-9]' /tmp/rogue.log || fail "the rogue sent no wrong fill word"
 
 step "no wrong word was stored"
-check_eq "$(backend_field ring_completed)" 0 "ring_completed (no wrong word accepted)"
-check_cmp "$(backend_field ring_verify_failures)" -gt 0 "ring_verify_failures"
-check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged"
+check_eq "$(backend_field ring_completed_total)" 0 "ring_completed_total (no wrong word accepted)"
+check_cmp "$(backend_field ring_verify_failures_total)" -gt 0 "ring_verify_failures_total"
+check_eq "$(backend_field ring_slots_used)" 0 "nothing left staged"
 sync
 echo 3 >/proc/sys/vm/drop_caches
 check_eq "$(readback 0 4)" "$(md5 /tmp/fill.bin)" "data answered with wrong fill words"

@@ -56,16 +56,16 @@ grep -q 'read() and write() refused with EINVAL' /tmp/rogue.log || fail "read() 
 grep -q 'woke with POLLHUP' /tmp/rogue.log || fail "a poll() asleep at the detach did not see POLLHUP"
 grep -q 'cq tail jumps=[1-9]' /tmp/rogue.log || fail "the rogue never jumped the CQ tail"
 check_eq "$(backend_field agent)" detached "agent state after the rogue closed the ring"
-check_eq "$(backend_field ring_occupancy)" 0 "nothing left staged after the rogue closed the ring"
+check_eq "$(backend_field ring_slots_used)" 0 "nothing left staged after the rogue closed the ring"
 
 step "the kernel rejected and counted the garbage"
 note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
-check_cmp "$(backend_field ring_submitted)" -gt 0 "ring_submitted"
-check_cmp "$(backend_field ring_rejected)" -gt 0 "ring_rejected"
-check_cmp "$(backend_field ring_verify_failures)" -gt 0 "ring_verify_failures (wrong LZ4, RAW, fill)"
-check_cmp "$(backend_field ring_stale)" -gt 0 "ring_stale"
-check_cmp "$(backend_field ring_agent_errors)" -gt 0 "ring_agent_errors (give-backs)"
-check_cmp "$(( $(backend_field ring_timeouts) + $(backend_field ring_drained) ))" -gt 0 "pages taken back (timeouts + drained)"
+check_cmp "$(backend_field ring_submitted_total)" -gt 0 "ring_submitted_total"
+check_cmp "$(backend_field ring_rejected_total)" -gt 0 "ring_rejected_total"
+check_cmp "$(backend_field ring_verify_failures_total)" -gt 0 "ring_verify_failures_total (wrong LZ4, RAW, fill)"
+check_cmp "$(backend_field ring_stale_total)" -gt 0 "ring_stale_total"
+check_cmp "$(backend_field ring_agent_errors_total)" -gt 0 "ring_agent_errors_total (give-backs)"
+check_cmp "$(( $(backend_field ring_timeouts_total) + $(backend_field ring_drained_total) ))" -gt 0 "pages taken back (timeouts + drained)"
 check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 
@@ -97,52 +97,52 @@ rogue_kind_run() {
 }
 
 step "unknown completion flags are rejected, even on a correct page"
-completed=$(backend_field ring_completed)
-rejected=$(backend_field ring_rejected)
-agent_cpu=$(backend_field agent_cpu)
-agent_gpu=$(backend_field agent_gpu)
+completed=$(backend_field ring_completed_total)
+rejected=$(backend_field ring_rejected_total)
+agent_cpu=$(backend_field agent_cpu_pages)
+agent_gpu=$(backend_field agent_gpu_pages)
 pagegen --pages 1024 --seed 41 >/tmp/flags.bin
 rogue_kind_run /tmp/flags.bin 32 bad_flags
-check_eq "$(backend_field ring_completed)" "$completed" "ring_completed (no flagged page accepted)"
-check_cmp "$(backend_field ring_rejected)" -gt "$rejected" "ring_rejected"
-check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
-check_eq "$(backend_field agent_gpu)" "$agent_gpu" "agent_gpu"
+check_eq "$(backend_field ring_completed_total)" "$completed" "ring_completed_total (no flagged page accepted)"
+check_cmp "$(backend_field ring_rejected_total)" -gt "$rejected" "ring_rejected_total"
+check_eq "$(backend_field agent_cpu_pages)" "$agent_cpu" "agent_cpu"
+check_eq "$(backend_field agent_gpu_pages)" "$agent_gpu" "agent_gpu"
 check_eq "$(readback 32 4)" "$(md5 /tmp/flags.bin)" "data answered with unknown flags"
 
 step "correct pages with a stale generation are refused"
-completed=$(backend_field ring_completed)
-stale=$(backend_field ring_stale)
-huge=$(backend_field huge)
+completed=$(backend_field ring_completed_total)
+stale=$(backend_field ring_stale_total)
+huge=$(stat_field $S/mm_stat huge_pages)
 pagegen --pages 1024 --seed 42 >/tmp/stale.bin
 rogue_kind_run /tmp/stale.bin 36 stale_generation
 sent=$(sed -n 's/^rogue-agent: sent stale_generation=//p' /tmp/rogue-stale_generation.log)
-check_eq "$(backend_field ring_completed)" "$completed" "ring_completed (no stale answer accepted)"
-check_cmp "$(( $(backend_field ring_stale) - stale ))" -ge "$sent" "ring_stale grew by every answer sent"
-check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
+check_eq "$(backend_field ring_completed_total)" "$completed" "ring_completed_total (no stale answer accepted)"
+check_cmp "$(( $(backend_field ring_stale_total) - stale ))" -ge "$sent" "ring_stale_total grew by every answer sent"
+check_eq "$(backend_field agent_cpu_pages)" "$agent_cpu" "agent_cpu"
 check_eq "$(readback 36 4)" "$(md5 /tmp/stale.bin)" "data answered with stale generations"
-note "huge before $huge, after $(backend_field huge): the kernel compressed these pages itself"
+note "huge before $huge, after $(stat_field $S/mm_stat huge_pages): the kernel compressed these pages itself"
 
 step "RAW answers with other bytes or none: the kernel stores its staged copy"
-completed=$(backend_field ring_completed)
-failures=$(backend_field ring_verify_failures)
+completed=$(backend_field ring_completed_total)
+failures=$(backend_field ring_verify_failures_total)
 # Random pages: the kernel would store them raw too.
 pagegen --pages 1024 --kind random --seed 43 >/tmp/raw.bin
 rogue_kind_run /tmp/raw.bin 44 wrong_raw
 sent=$(sed -n 's/^rogue-agent: sent wrong_raw=//p' /tmp/rogue-wrong_raw.log)
-check_cmp "$(( $(backend_field ring_completed) - completed ))" -ge "$sent" "ring_completed grew by every RAW answer"
-check_eq "$(backend_field ring_verify_failures)" "$failures" "ring_verify_failures (RAW bytes are never read)"
+check_cmp "$(( $(backend_field ring_completed_total) - completed ))" -ge "$sent" "ring_completed_total grew by every RAW answer"
+check_eq "$(backend_field ring_verify_failures_total)" "$failures" "ring_verify_failures_total (RAW bytes are never read)"
 check_eq "$(readback 44 4)" "$(md5 /tmp/raw.bin)" "data answered RAW with wrong bytes"
 
 step "correct pages with the GPU flag are counted as agent_gpu"
-completed=$(backend_field ring_completed)
+completed=$(backend_field ring_completed_total)
 # Period 7 (not one repeated 64-bit word, so the pages are staged): the
 # rogue answers each with a correct LZ4 block.
 yes ABCDEF | head -c 4194304 >/tmp/periodic.bin
 rogue_kind_run /tmp/periodic.bin 40 honest_gpu
-accepted=$(( $(backend_field ring_completed) - completed ))
+accepted=$(( $(backend_field ring_completed_total) - completed ))
 check_cmp "$accepted" -gt 0 "pages accepted with the GPU flag"
-check_eq "$(( $(backend_field agent_gpu) - agent_gpu ))" "$accepted" "agent_gpu grew by every accepted page"
-check_eq "$(backend_field agent_cpu)" "$agent_cpu" "agent_cpu"
+check_eq "$(( $(backend_field agent_gpu_pages) - agent_gpu ))" "$accepted" "agent_gpu grew by every accepted page"
+check_eq "$(backend_field agent_cpu_pages)" "$agent_cpu" "agent_cpu"
 sync
 echo 3 >/proc/sys/vm/drop_caches
 check_eq "$(readback 40 4)" "$(md5 /tmp/periodic.bin)" "data answered with the GPU flag"

@@ -27,16 +27,16 @@ check_eq "$(ls $T/events/ozram | grep -c '^ozram_')" 8 "ozram's tracepoints"
 
 dev_setup 0 64M
 pagegen --pages 1500 --kind text --seed 5 >/tmp/pages.bin
-submitted0=$(backend_field ring_submitted)
-verify0=$(backend_field ring_verify_failures)
-parked0=$(backend_field parked_total)
+submitted0=$(backend_field ring_submitted_total)
+verify0=$(backend_field ring_verify_failures_total)
+parked0=$(backend_field parked_pages_total)
 
 # The workload perf records: one phase per event.
 cat >/tmp/workload.sh <<WORKLOAD
 set -e
 w() { dd if=/tmp/pages.bin of=$D bs=4096 seek=\$1 skip=\$1 count=\$2 oflag=direct 2>/dev/null; }
 settle() {
-	while [ "\$(sed -n -e 's/^staged: //p' -e 's/^parked: //p' $S/backend_stat | sort -u)" != 0 ]; do
+	while [ "\$(sed -n -e 's/^staged_pages: //p' -e 's/^parked_pages: //p' $S/backend_stat | sort -u)" != 0 ]; do
 		sleep 0.05
 	done
 }
@@ -104,10 +104,10 @@ has "ozram:ozram_verify_failure: dev=0 index=[0-9]* slot=[0-9]* encoding=1 lengt
 
 step "the events number what backend_stat counted"
 check_eq "$(grep -c 'ozram:ozram_stage:' /tmp/trace.txt)" \
-	"$(($(backend_field ring_submitted) - submitted0))" "stage events = ring_submitted"
+	"$(($(backend_field ring_submitted_total) - submitted0))" "stage events = ring_submitted_total"
 check_eq "$(grep -c 'ozram:ozram_park:' /tmp/trace.txt)" \
-	"$(($(backend_field parked_total) - parked0))" "park events = parked_total"
+	"$(($(backend_field parked_pages_total) - parked0))" "park events = parked_total"
 check_eq "$(grep -c 'ozram:ozram_verify_failure:' /tmp/trace.txt)" \
-	"$(($(backend_field ring_verify_failures) - verify0))" "verify_failure events = ring_verify_failures"
+	"$(($(backend_field ring_verify_failures_total) - verify0))" "verify_failure events = ring_verify_failures_total"
 check_eq "$(grep -c 'ozram:ozram_fallback: dev=0 index=2[0-4][0-9] reason=no_agent' /tmp/trace.txt)" 50 \
 	"no_agent fallback events = pages written without an agent"

@@ -130,13 +130,13 @@ dev_setup 0 64M
 fill
 sysfs_set $S/idle all
 expect_errno OK sysfs-write $S/recompress "type=idle"
-recompressed=$(stat_field $S/mm_stat pages_recompressed)
+recompressed=$(backend_field recompressed_pages)
 check_cmp "$recompressed" -gt $((TEXT / 2)) "pages recompressed with zstd"
 PACKED_BYTES=$(($(stat_field $S/mm_stat compr_data_size) - $(stat_field $S/mm_stat huge_pages) * 4096))
 sysfs_set $S/idle all
 expect_errno OK sysfs-write $S/writeback idle
 check_packed_blocks "recompressed pages written back"
-check_eq "$(stat_field $S/mm_stat pages_recompressed)" 0 "recompressed pages left in memory"
+check_eq "$(backend_field recompressed_pages)" 0 "recompressed pages left in memory"
 verify "recompressed pages read back"
 dev_reset 0
 
@@ -181,7 +181,7 @@ dmsetup suspend ozcwb && dmsetup load ozcwb --table "0 $sectors error" &&
 expect_errno EIO sysfs-write $S/writeback idle
 check_eq "$(bd 1)" 0 "blocks after the failed writeback"
 check_eq "$(bd 3)" 0 "bd_writes after the failed writeback"
-check_eq "$(backend_field writeback_failed)" $((TEXT + RAND)) "writeback_failed"
+check_eq "$(backend_field bd_write_failed_pages_total)" $((TEXT + RAND)) "writeback_failed"
 check_eq "$(stat_field $S/mm_stat huge_pages)" $RAND "raw pages still in memory"
 verify "after the failed writeback, from memory"
 dmsetup suspend ozcwb && dmsetup load ozcwb --table "0 $sectors linear $L 0" &&

@@ -216,7 +216,7 @@ expect_errno EIO sysfs-write $S/writeback idle
 check_eq "$(bd 1)" $RAND "bd_count after the failed writeback"
 check_eq "$(bd 3)" $RAND "bd_writes after the failed writeback"
 if [ "$DEV" = ozram ]; then
-	check_eq "$(backend_field writeback_failed)" $TEXT "writeback_failed"
+	check_eq "$(backend_field bd_write_failed_pages_total)" $TEXT "writeback_failed"
 fi
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((TOTAL * 4096)) "orig_data_size"
 # The pages not written back read from memory; those written before, from
@@ -328,11 +328,11 @@ if [ "${AGENT:-none}" = cpu ] && [ "$DEV" = ozram ]; then
 		dd if=/tmp/data.bin of=$D bs=4096 count=64 seek=2048 skip=2048 oflag=direct 2>/dev/null ||
 			fail "write failed"
 		# Parked pages wait for the agent too (none while the ring has room).
-		staged=$(($(backend_field staged) + $(backend_field parked)))
+		staged=$(($(backend_field staged_pages) + $(backend_field parked_pages)))
 		check_cmp "$staged" -gt 0 "pages staged while the agent is stopped"
 		sysfs_set $S/idle all
 		expect_errno OK sysfs-write $S/writeback idle
-		check_eq "$(($(backend_field staged) + $(backend_field parked)))" "$staged" \
+		check_eq "$(($(backend_field staged_pages) + $(backend_field parked_pages)))" "$staged" \
 			"pages still staged after writeback"
 		# Pages the full ring did not take were parked or compressed.
 		check_eq "$(bd 3)" $((2048 + 64 - staged)) "bd_writes: the stored pages only"

@@ -1,0 +1,142 @@
+// What the host-half tests share: a compressor over an emulated device, page
+// sets, aligned areas, and the check of a stored page against liblz4.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <lz4.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "emulated_device.hpp"
+#include "gpu/gpu_compressor_factory.hpp"
+#include "ozram/error.hpp"
+#include "ozram/gpu.hpp"
+#include "test_pages.hpp"
+
+namespace ozram::gpu::test {
+
+using ozram::testing::NamedPage;
+using ozram::testing::page_corpus;
+
+// The compressor and the device it runs on (owned by the compressor).
+struct EmulatedGpu {
+    EmulatedDevice* device = nullptr;
+    std::unique_ptr<GpuBatchCompressor> gpu;
+};
+
+inline EmulatedGpu emulated_gpu(const GpuBatchConfig& config = {}) {
+    auto device = std::make_shared<EmulatedDevice>();
+    EmulatedDevice* raw = device.get();
+    return {raw, make_gpu_compressor(config, std::move(device), {"emulated", {9, 0}})};
+}
+
+// Pages of every kind, repeated with small differences up to `count`.
+inline std::vector<Page> mixed_pages(std::size_t count) {
+    static const std::vector<NamedPage> corpus = page_corpus(60);
+    std::vector<Page> pages;
+    for (std::size_t i = 0; i < count; ++i) {
+        pages.push_back(corpus[i % corpus.size()].bytes);
+        if (i >= corpus.size())
+            pages.back()[(i * 7) % PAGE_SIZE] ^= static_cast<std::uint8_t>(i);
+    }
+    return pages;
+}
+
+// Page-aligned memory for `count` pages, with a pointer to each.
+struct Area {
+    explicit Area(std::size_t count)
+        : count(count),
+          bytes(static_cast<std::uint8_t*>(std::aligned_alloc(PAGE_SIZE, count * PAGE_SIZE))) {
+        std::memset(bytes.get(), 0xa5, count * PAGE_SIZE);
+    }
+    Area(const std::vector<Page>& pages) : Area(pages.size()) {
+        for (std::size_t i = 0; i < count; ++i)
+            std::memcpy(page(i), pages[i].data(), PAGE_SIZE);
+    }
+    [[nodiscard]] std::uint8_t* page(std::size_t i) const { return bytes.get() + i * PAGE_SIZE; }
+    [[nodiscard]] std::span<std::uint8_t> span() const { return {bytes.get(), count * PAGE_SIZE}; }
+    [[nodiscard]] std::vector<const std::uint8_t*> inputs() const {
+        std::vector<const std::uint8_t*> all;
+        for (std::size_t i = 0; i < count; ++i)
+            all.push_back(page(i));
+        return all;
+    }
+    [[nodiscard]] std::vector<std::uint8_t*> pointers() const {
+        std::vector<std::uint8_t*> all;
+        for (std::size_t i = 0; i < count; ++i)
+            all.push_back(page(i));
+        return all;
+    }
+    struct Free {
+        void operator()(std::uint8_t* p) const { std::free(p); }
+    };
+    std::size_t count;
+    std::unique_ptr<std::uint8_t, Free> bytes;
+};
+
+inline std::vector<const std::uint8_t*> pointers_to(const std::vector<Page>& pages) {
+    std::vector<const std::uint8_t*> all;
+    for (const Page& page : pages)
+        all.push_back(page.data());
+    return all;
+}
+
+// Whether `stored`, with its bytes at `bytes`, stores `original`.
+inline bool stores(const CompressedPage& stored, const std::uint8_t* bytes, const Page& original) {
+    switch (stored.encoding) {
+        case PageEncoding::SameFilled: {
+            for (std::size_t i = 0; i < PAGE_SIZE; i += 8) {
+                if (std::memcmp(original.data() + i, &stored.fill_word, 8) != 0)
+                    return false;
+            }
+            return stored.size == 0;
+        }
+        case PageEncoding::Raw:
+            return stored.size == PAGE_SIZE &&
+                   (bytes == nullptr || std::memcmp(bytes, original.data(), PAGE_SIZE) == 0);
+        case PageEncoding::Lz4: {
+            Page decoded{};
+            return LZ4_decompress_safe(
+                       reinterpret_cast<const char*>(bytes),
+                       reinterpret_cast<char*>(decoded.data()), static_cast<int>(stored.size),
+                       static_cast<int>(PAGE_SIZE)) == static_cast<int>(PAGE_SIZE) &&
+                   decoded == original;
+        }
+        default:
+            return false;
+    }
+}
+
+// Pages of a payload batch that do not store their original.
+inline std::size_t wrong_in_payload(const BatchResult& batch, const std::vector<Page>& pages) {
+    if (batch.pages.size() != pages.size())
+        return pages.size();
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const CompressedPage& page = batch.pages[i];
+        const bool inside = std::uint64_t{page.offset} + page.size <= batch.payload.size();
+        wrong += inside && stores(page, batch.payload.data() + page.offset, pages[i]) ? 0 : 1;
+    }
+    return wrong;
+}
+
+// Pages of a compress_into() batch that do not store their original.
+inline std::size_t wrong_in_outputs(const BatchResult& batch,
+                                    std::span<std::uint8_t* const> outputs,
+                                    const std::vector<Page>& pages, std::size_t first = 0) {
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < batch.pages.size(); ++i) {
+        const CompressedPage& page = batch.pages[i];
+        wrong += stores(page, page.encoding == PageEncoding::Raw ? nullptr : outputs[i],
+                        pages[first + i])
+                     ? 0
+                     : 1;
+    }
+    return wrong + (batch.pages.size() == outputs.size() ? 0 : 1);
+}
+
+}  // namespace ozram::gpu::test

@@ -1,0 +1,168 @@
+// Failures of the device, planted in the emulated device: a batch that fails
+// is redone on the CPU with nothing lost; a failure that spoils one stream
+// costs that stream only (a new one replaces it, the GPU stays in use, and
+// a compressor sharing the device never notices); a failure that loses the
+// context ends the GPU's use, with no device reset.
+#include <algorithm>
+
+#include "gpu_host_support.hpp"
+
+namespace ozram::gpu::test {
+namespace {
+
+// What CUDA calls cudaErrorLaunchOutOfResources: the launch fails, the
+// context lives on.
+constexpr int LAUNCH_FAILED = 701;
+// cudaErrorIllegalAddress: a kernel faulted and the context is lost.
+constexpr int ILLEGAL_ADDRESS = 700;
+
+TEST(GpuRecovery, AFailedKernelIsRedoneOnTheCpuAndTheGpuStays) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 40});
+    const auto pages = mixed_pages(100);
+    const std::size_t streams = device->streams();
+    device->fail(Operation::Compress, 2, LAUNCH_FAILED, false);
+    BatchResult batch;
+    gpu->compress(pointers_to(pages), batch);
+    EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
+    EXPECT_EQ(batch.backend, Backend::Cpu);
+    EXPECT_EQ(gpu->fallback_batches(), 1u);
+    EXPECT_EQ(gpu->stream_recoveries(), 1u);
+    EXPECT_TRUE(gpu->gpu_in_use());
+    EXPECT_EQ(device->streams(), streams) << "the spoilt stream was replaced, not leaked";
+
+    gpu->compress(pointers_to(pages), batch);
+    EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
+    EXPECT_EQ(batch.backend, Backend::Gpu) << "the next batch is the GPU's again";
+    EXPECT_EQ(gpu->fallback_batches(), 1u);
+}
+
+TEST(GpuRecovery, AFailedCopyIsRedoneOnTheCpu) {
+    for (const Operation failing : {Operation::Upload, Operation::Gather, Operation::PackOffsets,
+                                    Operation::CopyOut, Operation::Download}) {
+        SCOPED_TRACE(static_cast<int>(failing));
+        auto [device, gpu] = emulated_gpu({.batch_size = 64});
+        const auto pages = mixed_pages(64);
+        Area staging(pages);
+        ASSERT_TRUE(gpu->register_host_region(staging.span()));
+        device->fail(failing, 1, LAUNCH_FAILED, false);
+        // In reverse: scattered, so that the gather kernel reads them.
+        auto inputs = staging.inputs();
+        std::reverse(inputs.begin(), inputs.end());
+        BatchResult batch;
+        gpu->compress(inputs, batch);
+        EXPECT_EQ(wrong_in_payload(batch, std::vector<Page>(pages.rbegin(), pages.rend())), 0u);
+        EXPECT_EQ(gpu->fallback_batches(), 1u);
+        EXPECT_TRUE(gpu->gpu_in_use());
+    }
+}
+
+// Of three batches in flight the middle one fails: it alone is redone on
+// the CPU; the others are the GPU's, and every page is right.
+TEST(GpuRecovery, OneFailedBatchInFlightIsRedoneAlone) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
+    const auto pages = mixed_pages(96);
+    Area output(pages.size());
+    const auto outputs = output.pointers();
+    const auto inputs = pointers_to(pages);
+    std::vector<BatchResult> results(3);
+    std::vector<PageCompressor::Ticket> tickets;
+    device->fail(Operation::Compress, 2, LAUNCH_FAILED, false);
+    for (std::size_t b = 0; b < 3; ++b) {
+        tickets.push_back(gpu->submit(std::span(inputs).subspan(b * 32, 32),
+                                      std::span(outputs).subspan(b * 32, 32), results[b]));
+    }
+    for (std::size_t b = 0; b < 3; ++b) {
+        gpu->complete(tickets[b]);
+        EXPECT_EQ(
+            wrong_in_outputs(results[b], std::span(outputs).subspan(b * 32, 32), pages, b * 32), 0u)
+            << "batch " << b;
+        EXPECT_EQ(results[b].backend, b == 1 ? Backend::Cpu : Backend::Gpu) << "batch " << b;
+    }
+    EXPECT_EQ(gpu->fallback_batches(), 1u);
+    EXPECT_EQ(gpu->stream_recoveries(), 1u);
+}
+
+// Two compressors on one device, as two agents' rings in one process: a
+// failure on one's stream leaves the other's batch in flight untouched.
+TEST(GpuRecovery, AFailureOnOneStreamLeavesAnotherCompressorAlone) {
+    auto device = std::make_shared<EmulatedDevice>();
+    auto a = make_gpu_compressor({.batch_size = 32}, device, {"emulated", {9, 0}});
+    auto b = make_gpu_compressor({.batch_size = 32}, device, {"emulated", {9, 0}});
+    const auto pages = mixed_pages(32);
+    const auto inputs = pointers_to(pages);
+    Area area_a(pages.size());
+    Area area_b(pages.size());
+    const auto out_a = area_a.pointers();
+    const auto out_b = area_b.pointers();
+    BatchResult result_a;
+    BatchResult result_b;
+    const auto ticket_b = b->submit(inputs, out_b, result_b);
+    // The emulated device runs work when it is waited for: a's, first.
+    device->fail(Operation::Compress, 1, LAUNCH_FAILED, false);
+    const auto ticket_a = a->submit(inputs, out_a, result_a);
+    a->complete(ticket_a);
+    b->complete(ticket_b);
+    EXPECT_EQ(wrong_in_outputs(result_a, out_a, pages), 0u);
+    EXPECT_EQ(wrong_in_outputs(result_b, out_b, pages), 0u);
+    EXPECT_EQ(result_a.backend, Backend::Cpu);
+    EXPECT_EQ(result_b.backend, Backend::Gpu);
+    EXPECT_EQ(b->fallback_batches(), 0u);
+    EXPECT_TRUE(a->gpu_in_use());
+    EXPECT_TRUE(b->gpu_in_use());
+}
+
+TEST(GpuRecovery, AnImpossibleDescriptorIsRedoneOnTheCpu) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 64});
+    const auto pages = mixed_pages(64);
+    device->garble_next_compression();
+    BatchResult batch;
+    gpu->compress(pointers_to(pages), batch);
+    EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
+    EXPECT_EQ(gpu->fallback_batches(), 1u);
+    EXPECT_TRUE(gpu->gpu_in_use());
+}
+
+// A lost context ends the GPU's use for good, with every page still right:
+// the batch in flight, and every later one, go to the CPU.
+TEST(GpuRecovery, ALostContextSendsEveryBatchToTheCpu) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 2});
+    const auto pages = mixed_pages(64);
+    const auto inputs = pointers_to(pages);
+    Area output(pages.size());
+    const auto outputs = output.pointers();
+    std::vector<BatchResult> results(2);
+    device->fail(Operation::Compress, 1, ILLEGAL_ADDRESS, true);
+    const auto first =
+        gpu->submit(std::span(inputs).first(32), std::span(outputs).first(32), results[0]);
+    const auto second =
+        gpu->submit(std::span(inputs).last(32), std::span(outputs).last(32), results[1]);
+    gpu->complete(first);
+    gpu->complete(second);
+    EXPECT_EQ(wrong_in_outputs(results[0], std::span(outputs).first(32), pages, 0), 0u);
+    EXPECT_EQ(wrong_in_outputs(results[1], std::span(outputs).last(32), pages, 32), 0u);
+    EXPECT_FALSE(gpu->gpu_in_use());
+    BatchResult later;
+    gpu->compress(inputs, later);
+    EXPECT_EQ(wrong_in_payload(later, pages), 0u);
+    EXPECT_EQ(later.backend, Backend::Cpu);
+    Area restored(pages.size());
+    gpu->decompress(later, restored.pointers());
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
+}
+
+TEST(GpuRecovery, AFailedDecompressionIsRedoneOnTheCpu) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 50});
+    const auto pages = mixed_pages(120);
+    BatchResult batch;
+    gpu->compress(pointers_to(pages), batch);
+    device->fail(Operation::Decompress, 1, LAUNCH_FAILED, false);
+    Area restored(pages.size());
+    gpu->decompress(batch, restored.pointers());
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(gpu->fallback_batches(), 1u);
+}
+
+}  // namespace
+}  // namespace ozram::gpu::test

@@ -1,0 +1,167 @@
+#include <cuda_runtime.h>
+#include <lz4.h>
+
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "kernel_timing.hpp"
+#include "kernels/lz4_kernels.hpp"
+#include "kernels/page_copy.cuh"
+#include "ozram/page.hpp"
+
+namespace ozram::bench {
+namespace {
+
+using kernels::PageDescriptor;
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// Device memory freed on every path out.
+template <class T>
+struct DeviceArray {
+    T* data = nullptr;
+    explicit DeviceArray(std::size_t count) {
+        check(cudaMalloc(&data, count * sizeof(T) + kernels::BUFFER_PAD), "cudaMalloc");
+    }
+    ~DeviceArray() { cudaFree(data); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+struct Timer {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    Timer() {
+        check(cudaEventCreate(&start), "cudaEventCreate");
+        check(cudaEventCreate(&stop), "cudaEventCreate");
+    }
+    ~Timer() {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+    }
+    template <class Launch>
+    double gbps(std::uint64_t bytes, Launch&& launch) {
+        check(cudaEventRecord(start), "cudaEventRecord");
+        check(launch(), "kernel launch");
+        check(cudaEventRecord(stop), "cudaEventRecord");
+        check(cudaEventSynchronize(stop), "kernel");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+        return static_cast<double>(bytes) / (static_cast<double>(ms) * 1e6);
+    }
+};
+
+KernelRun measure_one(GpuCompressKernel kernel, const std::uint8_t* const* pages,
+                      std::uint32_t count, const std::uint8_t* device_pages, unsigned repeats,
+                      std::uint32_t threshold) {
+    const std::uint64_t bytes = std::uint64_t{count} * PAGE_SIZE;
+    DeviceArray<std::uint8_t> slots(bytes);
+    DeviceArray<PageDescriptor> descriptors(count);
+    DeviceArray<std::uint8_t> restored(bytes);
+    DeviceArray<PageDescriptor> restore_descriptors(count);
+    DeviceArray<std::uint32_t> offsets(count);
+    DeviceArray<std::uint64_t> destinations(count);
+    std::vector<std::uint32_t> host_offsets(count);
+    std::vector<std::uint64_t> host_destinations(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        host_offsets[i] = i * PAGE_SIZE;
+        host_destinations[i] =
+            reinterpret_cast<std::uint64_t>(restored.data + std::size_t{i} * PAGE_SIZE);
+    }
+    check(cudaMemcpy(offsets.data, host_offsets.data(), count * sizeof(std::uint32_t),
+                     cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+    check(cudaMemcpy(destinations.data, host_destinations.data(), count * sizeof(std::uint64_t),
+                     cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+
+    Timer timer;
+    const auto compress = [&] {
+        return kernels::launch_compress_pages(kernel, device_pages, slots.data, descriptors.data,
+                                              count, threshold, nullptr);
+    };
+    const auto decompress = [&] {
+        return kernels::launch_decompress_pages(slots.data, offsets.data, restore_descriptors.data,
+                                                destinations.data, count, nullptr);
+    };
+    KernelRun row;
+    timer.gbps(bytes, compress);  // warm-up: module load, first launch
+    for (unsigned r = 0; r < repeats; ++r)
+        row.compress_gbps.push_back(timer.gbps(bytes, compress));
+
+    std::vector<PageDescriptor> host_descriptors(count);
+    check(cudaMemcpy(host_descriptors.data(), descriptors.data, count * sizeof(PageDescriptor),
+                     cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
+    for (unsigned r = 0; r <= repeats; ++r) {
+        // Each decode sets the statuses: start from the compressor's own.
+        check(cudaMemcpy(restore_descriptors.data, descriptors.data, count * sizeof(PageDescriptor),
+                         cudaMemcpyDeviceToDevice),
+              "cudaMemcpy");
+        const double gbps = timer.gbps(bytes, decompress);
+        if (r > 0)  // the first is the warm-up
+            row.decompress_gbps.push_back(gbps);
+    }
+
+    // Every result, checked on the host.
+    std::vector<std::uint8_t> blocks(bytes);
+    std::vector<std::uint8_t> rebuilt(bytes);
+    std::vector<PageDescriptor> statuses(count);
+    check(cudaMemcpy(blocks.data(), slots.data, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(rebuilt.data(), restored.data, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(statuses.data(), restore_descriptors.data, count * sizeof(PageDescriptor),
+                     cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
+    Page decoded;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const PageDescriptor& d = host_descriptors[i];
+        const std::uint8_t* block = blocks.data() + std::size_t{i} * PAGE_SIZE;
+        bool ok =
+            d.status == kernels::PAGE_OK && statuses[i].status == kernels::PAGE_OK &&
+            std::memcmp(rebuilt.data() + std::size_t{i} * PAGE_SIZE, pages[i], PAGE_SIZE) == 0;
+        switch (d.encoding) {
+            case PageEncoding::Lz4:
+                ok = ok && d.size <= threshold &&
+                     LZ4_decompress_safe(reinterpret_cast<const char*>(block),
+                                         reinterpret_cast<char*>(decoded.data()),
+                                         static_cast<int>(d.size),
+                                         PAGE_SIZE) == static_cast<int>(PAGE_SIZE) &&
+                     std::memcmp(decoded.data(), pages[i], PAGE_SIZE) == 0;
+                row.bytes_out += d.size;
+                break;
+            case PageEncoding::Raw:
+                ok = ok && std::memcmp(block, pages[i], PAGE_SIZE) == 0;
+                row.bytes_out += PAGE_SIZE;
+                ++row.raw_pages;
+                break;
+            case PageEncoding::SameFilled:
+                ++row.same_filled_pages;
+                break;
+            default:
+                ok = false;
+        }
+        row.mismatches += ok ? 0 : 1;
+    }
+    return row;
+}
+
+}  // namespace
+
+KernelRun run_kernel(GpuCompressKernel kernel, const std::uint8_t* const* pages, std::size_t count,
+                     unsigned repeats, std::uint32_t huge_threshold) {
+    const std::uint64_t bytes = std::uint64_t{count} * PAGE_SIZE;
+    DeviceArray<std::uint8_t> device_pages(bytes);
+    std::vector<std::uint8_t> contiguous(bytes);
+    for (std::size_t i = 0; i < count; ++i)
+        std::memcpy(contiguous.data() + i * PAGE_SIZE, pages[i], PAGE_SIZE);
+    check(cudaMemcpy(device_pages.data, contiguous.data(), bytes, cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+    return measure_one(kernel, pages, static_cast<std::uint32_t>(count), device_pages.data, repeats,
+                       huge_threshold);
+}
+
+}  // namespace ozram::bench
