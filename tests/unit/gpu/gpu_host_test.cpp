@@ -99,8 +99,9 @@ TEST(GpuHostHalf, HostBytesPerPageAreAtMostTheCompressedSizeAndADescriptor) {
         Area staging(pages);
         Area output(pages.size());
         ASSERT_TRUE(gpu->register_host_region(staging.span()));
-        if (std::string(where) == "registered outputs")
+        if (std::string(where) == "registered outputs") {
             ASSERT_TRUE(gpu->register_output_region(output.span()));
+        }
         BatchResult batch;
         const auto outputs = output.outputs();
         if (std::string(where) == "payload") {
