@@ -44,10 +44,12 @@ unit-check: userspace
 
 # Checks of the module's sources and build: its layering (no circle of
 # layers, the ring includes nothing above it, only ozram_io*.c write the
-# slot table, no .c over 550 lines), and it refuses PREEMPT_RT kernels.
+# slot table, no .c over 550 lines), and it refuses PREEMPT_RT kernels and
+# 32-bit ones.
 kmod-check: deps
 	tests/kmod/structure
 	tests/kmod/refuses-preempt-rt
+	tests/kmod/refuses-32-bit
 
 # Every scenario on the in-kernel path, then again with ozramd attached.
 vm-check: all

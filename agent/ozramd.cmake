@@ -39,11 +39,17 @@ add_library(ozramd_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/doorbell.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/drain_loop.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/log.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/metrics_http.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/daemon/metrics_listen.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/metrics_server.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/daemon/process.cpp)
 target_include_directories(ozramd_core PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src/daemon)
-target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core ozram_cli ozram_metrics)
+# libsystemd for the sockets systemd passes (sd_listen_fds): the metrics
+# endpoint under ozramd.service, whose sandbox allows no network socket.
+pkg_check_modules(OZRAM_LIBSYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
+target_link_libraries(ozramd_core PUBLIC ozram_ring ozram_core ozram_cli ozram_metrics
+                                         PkgConfig::OZRAM_LIBSYSTEMD)
 
 add_executable(ozramd ${CMAKE_CURRENT_LIST_DIR}/src/daemon/main.cpp)
 target_compile_definitions(ozramd PRIVATE OZRAM_VERSION="${PROJECT_VERSION}")

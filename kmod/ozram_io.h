@@ -66,16 +66,16 @@ enum ozram_recomp_miss {
  * kind @mode asks for (OZRAM_RECOMP_*), of at least @threshold bytes: it
  * decodes the object into @page, marks the slot as being recompressed and
  * returns the object's size (0: no candidate; -EIO: it does not decode).
- * ozram_recomp_store() then stores @len bytes (compressed with that
- * algorithm, by @source) in place of the object if the slot still holds
- * what was picked, they are below @threshold (0: any) and they save
- * memory; a page that does not shrink is dealt with as @miss says; a slot
- * stored is no longer idle.  Return: 0 when the slot has its outcome
- * (stored, or kept as @miss says), -ESTALE when it changed meanwhile,
- * -ENOMEM without memory or over mem_limit (still idle).
- * ozram_recomp_abandon()
- * gives a picked slot up, idle as it was, so that the pass can pick it
- * again for the kernel to do.
+ * ozram_recomp_store() then stores @len bytes at @buf (compressed with
+ * that algorithm, by @source) in place of the object if the slot still
+ * holds what was picked, they are below @threshold (0: any) and they save
+ * memory; a page that does not shrink is dealt with as @miss says (@len
+ * PAGE_SIZE or more says that it did not compress: @buf is then NULL, or
+ * at least never read); a slot stored is no longer idle.  Return: 0 when
+ * the slot has its outcome (stored, or kept as @miss says), -ESTALE when
+ * it changed meanwhile, -ENOMEM without memory or over mem_limit (still
+ * idle).  ozram_recomp_abandon() gives a picked slot up, idle as it was,
+ * so that the pass can pick it again for the kernel to do.
  */
 int ozram_recomp_pick(struct ozram *oz, u32 index, u32 mode, u32 threshold,
 		      u32 prio, struct page *page);

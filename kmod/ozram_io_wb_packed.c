@@ -44,6 +44,13 @@
  */
 #define OZRAM_WB_BLOCK_OBJS	(U8_MAX - 1)
 
+/*
+ * A packed object's byte address on the backing device lives in a slot's
+ * unsigned long: 64 bits, since the module builds for 64-bit kernels only
+ * (Kbuild), so that a backing device of any size is addressed.
+ */
+static_assert(sizeof(unsigned long) == sizeof(u64));
+
 static unsigned long ozram_wb_first_block(unsigned long pos)
 {
 	return pos >> PAGE_SHIFT;
@@ -135,6 +142,24 @@ static void ozram_wb_copy_object(struct ozram *oz, u32 index,
 }
 
 /*
+ * Zeroes bytes [@from, @to) of @pages: what no object fills in a block that
+ * is written.  The batch's pages held other data before (a raw batch's
+ * pages, a packed batch's objects, whatever the page allocator returned),
+ * which must not reach the disk.
+ */
+static void ozram_wb_zero_gap(struct page **pages, unsigned int from,
+			      unsigned int to)
+{
+	while (from < to) {
+		unsigned int in = offset_in_page(from);
+		unsigned int n = min_t(unsigned int, to - from, PAGE_SIZE - in);
+
+		memzero_page(pages[from >> PAGE_SHIFT], in, n);
+		from += n;
+	}
+}
+
+/*
  * Where in batch @b the next object of @size bytes goes: after the last
  * one, or at the next block when the last block has as many objects as
  * its count can hold.  Return: the byte offset, or -1 when it does not
@@ -175,10 +200,12 @@ void ozram_wb_submit_packed(struct ozram_wb_ctl *ctl)
 
 	ctl->packed = NULL;
 	ozram_wb_release_blocks(ctl->oz, b, used_blocks);
-	if (b->nr)
+	if (b->nr) {
+		ozram_wb_zero_gap(b->pages, b->used, used_blocks << PAGE_SHIFT);
 		ozram_wb_submit(ctl, b, used_blocks);
-	else
+	} else {
 		ozram_wb_recycle(ctl, b);
+	}
 }
 
 /*
@@ -257,6 +284,8 @@ int ozram_wb_pick_packed(struct ozram_wb_ctl *ctl, u32 index,
 	if (!picked)
 		return 0;
 
+	/* A block closed early at its object cap: zeros up to the next one. */
+	ozram_wb_zero_gap(b->pages, b->used, off);
 	if (b->used && ozram_wb_last_block(off, size) ==
 		       ozram_wb_last_block(0, b->used))
 		b->tail_objs++;

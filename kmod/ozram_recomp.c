@@ -117,9 +117,11 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
 }
 
 /*
- * The outcome of page @index of @batch: @buf, @len bytes compressed by
- * @source, or the failure of the agent (@buf NULL), which the kernel then
- * redoes.
+ * The outcome of page @index of @batch, by @source: @len bytes at @buf,
+ * checked like any result; @len PAGE_SIZE with @buf NULL when the page does
+ * not compress (no bytes come with that answer); or @len 0, @buf NULL for
+ * no usable answer, which the kernel then redoes.  The ring slot is given
+ * back already.
  */
 static void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 				const void *buf, unsigned int len,
@@ -128,7 +130,13 @@ static void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 	struct ozram *oz = batch->oz;
 	int ret = -EIO;
 
-	if (buf)
+	/*
+	 * A page that does not compress comes without bytes: a pointer with
+	 * it would be into a ring slot released already.
+	 */
+	if (WARN_ON_ONCE(buf && len >= PAGE_SIZE))
+		buf = NULL;
+	if (len)
 		ret = ozram_recomp_store(oz, index, buf, len, batch->prio,
 					 source, batch->params->threshold,
 					 batch->miss);
@@ -147,9 +155,9 @@ static void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 /*
  * The ring's outcome of a staged copy.  Nothing else refers to the ring
  * slot, so it is given back first: the batch may be gone once it has its
- * last result.  The result is in the ring's private buffer, or is the page
- * itself (raw), which ozram_recomp_store() takes as a miss without reading
- * it.
+ * last result.  The result is in the ring's private buffer; a raw answer
+ * (the page does not compress) passes on no bytes at all: the staged copy
+ * it came with is in the slot given back.
  */
 static int ozram_recomp_stored(const struct ozram_ring_req *req,
 			       const void *buf, unsigned int len,
@@ -163,9 +171,12 @@ static int ozram_recomp_stored(const struct ozram_ring_req *req,
 static int ozram_recomp_raw(const struct ozram_ring_req *req,
 			    const void *page, bool may_reclaim)
 {
-	/* It does not compress: the slot keeps its object. */
+	/*
+	 * It does not compress: the slot keeps its object.  @page is in the
+	 * ring slot, released first, so it does not go along.
+	 */
 	ozram_ring_release(req->ref.ring_slot);
-	ozram_recomp_result(req->priv, req->index, page, PAGE_SIZE,
+	ozram_recomp_result(req->priv, req->index, NULL, PAGE_SIZE,
 			    OZRAM_SRC_KERNEL);
 	return 0;
 }
@@ -205,8 +216,10 @@ static int ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
 
 	ret = ozram_comp_compress_copy(batch->oz->comps[batch->prio], page,
 				       copy, PAGE_SIZE, &len);
-	if (ret || len >= PAGE_SIZE)
+	if (ret || len >= PAGE_SIZE) {
 		len = PAGE_SIZE;	/* did not compress: a miss */
+		copy = NULL;
+	}
 	return ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
 				  OZRAM_SRC_KERNEL, batch->params->threshold,
 				  batch->miss);

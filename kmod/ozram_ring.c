@@ -30,13 +30,14 @@ MODULE_PARM_DESC(ring_timeout_ms,
 		 "Milliseconds without progress from the agent before the kernel compresses the pages it holds (min 10)");
 
 /*
- * Read-only after load: with verify=0 the agent chooses what reads of its
- * LZ4 pages return, which must not be switched on behind a running device.
+ * Read-only after load: with verify=0 the agent chooses what reads of the
+ * pages it compressed return (with any algorithm, recompression included),
+ * which must not be switched on behind a running device.
  */
 static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify,
-		 "Decode every page the agent compressed and compare it with the staged copy (read-only; 0 trusts the agent's LZ4 output)");
+		 "Decode every page the agent compressed, with every algorithm and for recompression too, and compare it with the staged copy (read-only; 0 stores the agent's compressed output of every algorithm unchecked, recompression results included, which replace objects already stored, the kernel's own too)");
 
 struct ozram_ring_state ozram_ring;
 
@@ -160,7 +161,7 @@ int ozram_ring_init(void)
 	BUILD_BUG_ON(PAGE_SIZE != OZRAM_RING_PAGE_SIZE);
 
 	if (!verify)
-		pr_warn("verify=0: pages the agent compresses to LZ4 are stored without being decoded; a faulty agent can make reads fail or return wrong data\n");
+		pr_warn("verify=0: pages the agent compresses, with every algorithm, are stored without being decoded, and so are its recompression results, which replace objects already stored, the kernel's own too; a faulty agent can make reads fail or return wrong data\n");
 	if (!ring_slots || ring_slots > OZRAM_RING_MAX_SLOTS / 2 ||
 	    !is_power_of_2(ring_slots)) {
 		pr_err("ring_slots %u: must be a power of two, 1..%u\n",

@@ -41,7 +41,8 @@ struct ozram_ring_req;
  * ->stored: the agent's result, checked: @len bytes compressed with the
  *           request's algorithm, by @source.
  * ->raw:    the agent found the page incompressible; @page is the staged
- *           copy, the page itself.
+ *           copy, the page itself, in the ring slot: readable until the
+ *           owner gives the slot back.
  * ->same_filled: the page repeats the word @fill, checked against the copy.
  * ->failed: no usable result (the agent failed, was rejected, timed out
  *           or detached); @page is the staged copy, for the owner to

@@ -1,16 +1,45 @@
 #include "textfile_export.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "ozram/error.hpp"
 
 namespace ozramctl {
 namespace {
+
+// How many random names to try before giving up: a name taken by chance
+// is as rare as 64 random bits colliding.
+constexpr int NAME_TRIES = 16;
+
+class Fd {
+  public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) {
+            close(fd_);
+        }
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    [[nodiscard]] int get() const { return fd_; }
+    // Closes now; returns 0 or the errno of the failure.
+    int close_now() {
+        const int fd = fd_;
+        fd_ = -1;
+        return ::close(fd) == 0 ? 0 : errno;
+    }
+
+  private:
+    int fd_;
+};
 
 // Writes all of `text`; returns 0 or the errno of the failure.
 int write_all(int fd, std::string_view text) {
@@ -27,30 +56,62 @@ int write_all(int fd, std::string_view text) {
     return 0;
 }
 
+// A hidden name the collector ignores (no ".prom" ending) that nobody can
+// guess in advance, so that nobody can plant anything under it.
+std::string temporary_name() {
+    std::uint64_t random = 0;
+    if (getrandom(&random, sizeof random, 0) != static_cast<ssize_t>(sizeof random)) {
+        throw ozram::Error(errno != 0 ? errno : EIO, "cannot get random bytes for a file name");
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(random));
+    std::string name(1, '.');
+    name.append(TEXTFILE_NAME).append(1, '.').append(hex).append(".tmp");
+    return name;
+}
+
 }  // namespace
 
 void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     const std::filesystem::path target = dir / TEXTFILE_NAME;
-    // A name the collector ignores (no ".prom" ending), unique per process.
-    std::string hidden(1, '.');
-    hidden.append(TEXTFILE_NAME).append(".").append(std::to_string(getpid())).append(".tmp");
+    // Every name below is looked up in this directory, whatever its path
+    // comes to point at meanwhile.
+    Fd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (dir_fd.get() < 0) {
+        throw ozram::Error(errno, "cannot open the directory " + dir.string());
+    }
+    // O_EXCL creates a new file or fails, and fails on a symbolic link too:
+    // the write never lands in a file someone else put there.
+    std::string hidden;
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < NAME_TRIES; ++tries) {
+        hidden = temporary_name();
+        fd = openat(dir_fd.get(), hidden.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) {
+            break;
+        }
+    }
     const std::filesystem::path temporary = dir / hidden;
-    const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         throw ozram::Error(errno, "cannot create " + temporary.string());
     }
+    Fd file(fd);
     // The file is for the collector to read, whatever the umask.
-    int error = fchmod(fd, 0644) == 0 ? write_all(fd, text) : errno;
-    if (close(fd) != 0 && error == 0) {
-        error = errno;
+    int error = fchmod(file.get(), 0644) == 0 ? write_all(file.get(), text) : errno;
+    if (const int closed = file.close_now(); error == 0) {
+        error = closed;
     }
-    if (error == 0 && rename(temporary.c_str(), target.c_str()) != 0) {
+    // rename() replaces the final name itself, a symbolic link included,
+    // and never follows it.
+    if (error == 0 && renameat(dir_fd.get(), hidden.c_str(), dir_fd.get(),
+                               std::string(TEXTFILE_NAME).c_str()) != 0) {
         error = errno;
-        unlink(temporary.c_str());
+        unlinkat(dir_fd.get(), hidden.c_str(), 0);
         throw ozram::Error(error, "cannot rename " + temporary.string() + " to " + target.string());
     }
     if (error != 0) {
-        unlink(temporary.c_str());
+        unlinkat(dir_fd.get(), hidden.c_str(), 0);
         throw ozram::Error(error, "cannot write " + temporary.string());
     }
 }

@@ -1,7 +1,10 @@
 // "ozramctl export --textfile DIR": the metrics for node_exporter's textfile
 // collector, which reads every DIR/*.prom at each scrape.  The file is
 // replaced atomically (written under a hidden name, then renamed over the
-// old one), so that a scrape never sees half of it.
+// old one), so that a scrape never sees half of it.  The hidden name is
+// random and the file is created new, relative to DIR: DIR is often
+// writable by the exporter's account, and a symbolic link planted there
+// must not turn root's write against another file.
 #pragma once
 
 #include <filesystem>

@@ -1,4 +1,6 @@
 // ozramd: the agent that compresses the pages ozram.ko offloads to it.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -7,6 +9,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/usage.hpp"
 #include "cli/usage_error.hpp"
@@ -17,6 +20,7 @@
 #include "exit_status.hpp"
 #include "kernel_ring.hpp"
 #include "log.hpp"
+#include "metrics_listen.hpp"
 #include "metrics_server.hpp"
 #include "options.hpp"
 #include "ozram/cost_model.hpp"
@@ -123,7 +127,35 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     log_info("configuration reloaded");
 }
 
-int serve(const Options& options, const Config& initial) {
+// The sockets of the metrics endpoint: --metrics-listen's (the socket
+// systemd passed for that address, if any, or a new one) and every other
+// socket systemd passed.  Return: an exit status if the agent must stop.
+std::optional<int> metrics_sockets(const Options& options, std::vector<int>& inherited,
+                                   std::vector<int>& listening) {
+    if (options.metrics_listen) {
+        const ListenAddress& address = *options.metrics_listen;
+        try {
+            listening.push_back(listen_on(address, inherited));
+        } catch (const ListenForbidden& error) {
+            // A sandbox (ozramd.service's) forbids it: no restart helps.
+            log_error(
+                "--metrics-listen " + address.host + " port " + std::to_string(address.port) +
+                ": this process may not open network sockets (socket(): " + error.code().message() +
+                "): a sandbox forbids them, as ozramd.service's does (Unix sockets only); "
+                "under systemd, enable ozramd-metrics.socket instead, which passes the agent a "
+                "socket that listens already (ozramd(8), METRICS)");
+            return EXIT_USAGE;
+        } catch (const Error& error) {
+            log_error(error.what());
+            return EXIT_RUNTIME;
+        }
+    }
+    listening.insert(listening.end(), inherited.begin(), inherited.end());
+    inherited.clear();
+    return std::nullopt;
+}
+
+int serve(const Options& options, const Config& initial, std::vector<int> inherited) {
     if (!pin_memory() && options.require_mlock) {
         log_error("--require-mlock: memory could not be locked");
         return EXIT_MLOCK;
@@ -140,14 +172,15 @@ int serve(const Options& options, const Config& initial) {
     AgentMetrics metrics;
     compressors->set_metrics(&metrics);
     std::optional<MetricsServer> metrics_server;
-    if (options.metrics_listen) {
-        try {
-            metrics_server.emplace(*options.metrics_listen,
-                                   [&metrics] { return metrics.render(); });
-        } catch (const Error& error) {
-            log_error(error.what());
-            return EXIT_RUNTIME;
+    std::vector<int> listening;
+    if (const auto status = metrics_sockets(options, inherited, listening)) {
+        for (const int fd : inherited) {
+            close(fd);
         }
+        return *status;
+    }
+    if (!listening.empty()) {
+        metrics_server.emplace(std::move(listening), [&metrics] { return metrics.render(); });
         log_info("metrics at http://" + metrics_server->bound() + "/metrics");
     }
     std::unique_ptr<ring::RingTransport> transport;
@@ -245,6 +278,21 @@ int run(int argc, char** argv) {
         return cli::usage_error("ozramd", error.what());
     }
     set_log_level(config.log_level);
+    // Sockets systemd passed (ozramd-metrics.socket): taken at once, as
+    // --daemon's fork would close them.
+    std::vector<int> inherited;
+    try {
+        inherited = inherited_listeners();
+    } catch (const Error& error) {
+        log_error(error.what());
+        return EXIT_USAGE;
+    }
+    if (options.daemonize && !inherited.empty()) {
+        return cli::usage_error("ozramd",
+                                "--daemon: the sockets systemd passed cannot follow its fork; "
+                                "run ozramd in the foreground (Type=simple), as ozramd.service "
+                                "does");
+    }
     // The library's warnings (a GPU batch redone on the CPU, the GPU given
     // up) go where the daemon's own messages go, syslog included.
     ozram::set_warning_sink([](std::string_view message) { log_warning(std::string(message)); });
@@ -269,7 +317,7 @@ int run(int argc, char** argv) {
     install_signal_handlers();
     int status = EXIT_RUNTIME;
     try {
-        status = serve(options, config);
+        status = serve(options, config, std::move(inherited));
     } catch (const std::exception& error) {
         log_error(error.what());
     }

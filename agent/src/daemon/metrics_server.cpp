@@ -1,169 +1,145 @@
 #include "metrics_server.hpp"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
-#include "cli/integer_option.hpp"
-#include "cli/usage_error.hpp"
 #include "log.hpp"
-#include "metrics/exposition.hpp"
+#include "metrics_http.hpp"
 #include "ozram/error.hpp"
 
 namespace ozram::daemon {
 namespace {
 
-constexpr std::string_view LOOPBACK = "127.0.0.1";
-// A scraper's request is a few hundred bytes; anything longer is refused.
-constexpr std::size_t MAX_REQUEST = 8192;
-// How long a client may take to send its request and read the answer.
-constexpr time_t CLIENT_TIMEOUT_S = 5;
+using Clock = std::chrono::steady_clock;
 
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) {
-            close(fd_);
-        }
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-  private:
-    int fd_;
+// One connection: the request as it comes in, then the answer as it goes
+// out, both by the deadline.
+struct Client {
+    int fd = -1;
+    Clock::time_point deadline;
+    std::string received;
+    std::string answer;
+    std::size_t sent = 0;
+    bool answering = false;
 };
 
-std::string address_text(const sockaddr_storage& address) {
-    char host[INET6_ADDRSTRLEN] = "?";
-    std::uint16_t port = 0;
-    if (address.ss_family == AF_INET6) {
-        const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
-        inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof host);
-        port = ntohs(v6->sin6_port);
-        std::string text(1, '[');
-        text.append(host).append("]:").append(std::to_string(port));
-        return text;
+void close_client(Client& client) {
+    if (client.fd >= 0) {
+        close(client.fd);
+        client.fd = -1;
     }
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
-    inet_ntop(AF_INET, &v4->sin_addr, host, sizeof host);
-    port = ntohs(v4->sin_port);
-    return std::string(host) + ":" + std::to_string(port);
 }
 
-void send_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        const ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+// Ends a connection whose answer is sent: what the client sent beyond its
+// request is read first, since closing a socket with unread bytes resets
+// the connection, which may lose the answer on its way.
+void finish_client(Client& client) {
+    shutdown(client.fd, SHUT_WR);
+    char buffer[1024];
+    while (recv(client.fd, buffer, sizeof buffer, MSG_DONTWAIT) > 0) {
+    }
+    close_client(client);
+}
+
+// Reads what the client sent; once the request is whole (or too large),
+// prepares the answer.  Return: false when the client is done with.
+bool receive(Client& client, const std::function<std::string()>& render) {
+    char buffer[1024];
+    while (!client.answering) {
+        const ssize_t n = recv(client.fd, buffer, sizeof buffer, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) {
             continue;
         }
-        if (n <= 0) {
-            return;  // the client went away or timed out: nothing to tell
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return true;
         }
-        data.remove_prefix(static_cast<std::size_t>(n));
+        if (n <= 0) {
+            return false;  // closed or failed before a whole request
+        }
+        client.received.append(buffer, static_cast<std::size_t>(n));
+        if (http::request_state(client.received) != http::RequestState::Incomplete) {
+            client.answer = http::respond(client.received, render);
+            client.answering = true;
+        }
     }
+    return true;
 }
 
-std::string response(std::string_view status, std::string_view content_type,
-                     const std::string& body, bool head, std::string_view extra_headers = {}) {
-    std::string out = "HTTP/1.1 " + std::string(status) + "\r\n";
-    out += "Content-Type: " + std::string(content_type) + "\r\n";
-    out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    out += extra_headers;
-    out += "Connection: close\r\n\r\n";
-    if (!head) {
-        out += body;
+// Sends what the socket takes of the answer.  Return: false when the
+// client is done with (all sent, or it went away).
+bool send_some(Client& client) {
+    while (client.sent < client.answer.size()) {
+        const ssize_t n = send(client.fd, client.answer.data() + client.sent,
+                               client.answer.size() - client.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return true;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        client.sent += static_cast<std::size_t>(n);
     }
-    return out;
+    return false;
+}
+
+// accept() failures that no waiting for the next client cures: the
+// process or the system is out of descriptors or memory.
+bool out_of_resources(int error) {
+    return error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM;
+}
+
+int poll_timeout_ms(Clock::time_point now, Clock::time_point until) {
+    if (until == Clock::time_point::max()) {
+        return -1;
+    }
+    if (until <= now) {
+        return 0;
+    }
+    // Rounded up, so that the thread does not wake just before it is time.
+    return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
 }
 
 }  // namespace
 
-ListenAddress parse_listen_address(std::string_view text) {
-    const auto bad = [&]() {
-        return cli::bad_value("--metrics-listen", "PORT, ADDR:PORT or [IPV6]:PORT", text);
-    };
-    ListenAddress address;
-    std::string_view port = text;
-    if (text.starts_with('[')) {
-        const std::size_t close = text.find("]:");
-        if (close == std::string_view::npos || close == 1) {
-            throw bad();
-        }
-        address.host = text.substr(1, close - 1);
-        port = text.substr(close + 2);
-    } else if (const std::size_t colon = text.rfind(':'); colon != std::string_view::npos) {
-        address.host = text.substr(0, colon);
-        port = text.substr(colon + 1);
-        if (address.host.find(':') != std::string::npos) {
-            throw bad();  // an IPv6 address needs its brackets
-        }
+MetricsServer::MetricsServer(std::vector<int> listening, std::function<std::string()> render,
+                             MetricsServerLimits limits)
+    : render_(std::move(render)), limits_(limits), listening_(std::move(listening)) {
+    for (const int fd : listening_) {
+        bound_ += (bound_.empty() ? "" : ", ") + bound_address(fd);
     }
-    if (address.host.empty()) {
-        address.host = LOOPBACK;
+    if (!listening_.empty()) {
+        port_ = bound_port(listening_.front());
     }
-    const auto number = cli::parse_integer<std::uint16_t>(port);
-    if (!number || *number == 0) {
-        throw bad();
-    }
-    address.port = *number;
-    return address;
-}
-
-MetricsServer::MetricsServer(const ListenAddress& address, std::function<std::string()> render)
-    : render_(std::move(render)) {
-    const std::string where = address.host + " port " + std::to_string(address.port);
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    addrinfo* found = nullptr;
-    const std::string service = std::to_string(address.port);
-    if (int error = getaddrinfo(address.host.c_str(), service.c_str(), &hints, &found);
-        error != 0) {
-        throw Error(EINVAL,
-                    "metrics endpoint: cannot resolve " + where + ": " + gai_strerror(error));
-    }
-    int saved_errno = EADDRNOTAVAIL;
-    for (addrinfo* ai = found; ai != nullptr && listen_fd_ < 0; ai = ai->ai_next) {
-        Fd fd(socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
-        const int one = 1;
-        if (fd.get() < 0 || setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd.get(), 16) != 0) {
-            saved_errno = errno;
-            continue;
-        }
-        listen_fd_ = fd.release();
-    }
-    freeaddrinfo(found);
-    if (listen_fd_ < 0) {
-        throw Error(saved_errno, "metrics endpoint: cannot listen on " + where);
-    }
-    sockaddr_storage bound{};
-    socklen_t length = sizeof bound;
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &length);
-    bound_ = address_text(bound);
-    port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                              : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
     stop_fd_ = eventfd(0, EFD_CLOEXEC);
     if (stop_fd_ < 0) {
         const int code = errno;
-        close(listen_fd_);
+        for (const int fd : listening_) {
+            close(fd);
+        }
         throw Error(code, "metrics endpoint: cannot create an eventfd");
     }
+    limits_.max_clients = std::max<std::size_t>(limits_.max_clients, 1);
     thread_ = std::thread([this] { serve(); });
 }
+
+MetricsServer::MetricsServer(const ListenAddress& address, std::function<std::string()> render,
+                             MetricsServerLimits limits)
+    : MetricsServer(
+          [&address] {
+              std::vector<int> none;
+              return std::vector<int>{listen_on(address, none)};
+          }(),
+          std::move(render), limits) {}
 
 MetricsServer::~MetricsServer() {
     const std::uint64_t one = 1;
@@ -172,87 +148,122 @@ MetricsServer::~MetricsServer() {
     }
     thread_.join();
     close(stop_fd_);
-    close(listen_fd_);
+    for (const int fd : listening_) {
+        close(fd);
+    }
 }
 
 void MetricsServer::serve() {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    std::vector<Client> clients;
+    std::vector<pollfd> fds;
+    // While accept() is out of descriptors, the listening sockets rest
+    // until then, for a rest that doubles at each failure.
+    Clock::time_point resting_until = Clock::time_point::min();
+    std::chrono::milliseconds rest = limits_.accept_rest;
+    bool resting_logged = false;
+
     while (true) {
-        if (poll(fds, 2, -1) < 0) {
+        Clock::time_point now = Clock::now();
+        // A client past its deadline is dropped, whatever it was doing.
+        std::erase_if(clients, [&](Client& client) {
+            if (client.deadline > now) {
+                return false;
+            }
+            close_client(client);
+            return true;
+        });
+        const bool accepting = now >= resting_until;
+        Clock::time_point wake = accepting ? Clock::time_point::max() : resting_until;
+        fds.clear();
+        fds.push_back({stop_fd_, POLLIN, 0});
+        if (accepting) {
+            for (const int fd : listening_) {
+                fds.push_back({fd, POLLIN, 0});
+            }
+        }
+        for (const Client& client : clients) {
+            fds.push_back({client.fd, static_cast<short>(client.answering ? POLLOUT : POLLIN), 0});
+            wake = std::min(wake, client.deadline);
+        }
+        if (poll(fds.data(), fds.size(), poll_timeout_ms(now, wake)) < 0) {
             if (errno == EINTR) {
                 continue;
             }
             log_error(std::string("metrics endpoint: poll: ") + std::strerror(errno));
             return;
         }
-        if (fds[1].revents != 0) {
-            return;
+        if (fds[0].revents != 0) {
+            break;
         }
-        if (fds[0].revents == 0) {
+        // The clients first: fds[] names them after the listening sockets.
+        const std::size_t first_client = accepting ? 1 + listening_.size() : 1;
+        for (std::size_t i = 0; i < clients.size(); ++i) {
+            Client& client = clients[i];
+            const short events = fds[first_client + i].revents;
+            if (events == 0) {
+                continue;
+            }
+            bool keep = (events & POLLNVAL) == 0;
+            if (keep && !client.answering) {
+                keep = receive(client, render_);
+            }
+            if (keep && client.answering) {
+                keep = send_some(client);
+            }
+            if (!keep && client.answering && client.sent == client.answer.size()) {
+                finish_client(client);
+            } else if (!keep) {
+                close_client(client);
+            }
+        }
+        std::erase_if(clients, [](const Client& client) { return client.fd < 0; });
+        if (!accepting) {
             continue;
         }
-        Fd connection(accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC));
-        if (connection.get() >= 0) {
-            answer(connection.get());
+        now = Clock::now();
+        for (std::size_t i = 0; i < listening_.size(); ++i) {
+            if (fds[1 + i].revents == 0) {
+                continue;
+            }
+            const int fd = accept4(listening_[i], nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (fd < 0) {
+                if (out_of_resources(errno)) {
+                    // The connection stays queued, and the socket readable:
+                    // polling it again at once would spin.
+                    if (!resting_logged) {
+                        log_warning(std::string("metrics endpoint: cannot accept a client: ") +
+                                    std::strerror(errno) + "; trying again in " +
+                                    std::to_string(rest.count()) + " ms, then less often");
+                        resting_logged = true;
+                    }
+                    resting_until = now + rest;
+                    rest = std::min(rest * 2, limits_.accept_rest_max);
+                }
+                continue;  // otherwise the client went before it was taken
+            }
+            rest = limits_.accept_rest;
+            if (resting_logged) {
+                log_info("metrics endpoint: accepting clients again");
+                resting_logged = false;
+            }
+            // A full house: the oldest client goes, so that a crowd of idle
+            // connections cannot keep a scrape out.
+            if (clients.size() >= limits_.max_clients) {
+                const auto oldest = std::min_element(
+                    clients.begin(), clients.end(),
+                    [](const Client& a, const Client& b) { return a.deadline < b.deadline; });
+                close_client(*oldest);
+                clients.erase(oldest);
+            }
+            Client client;
+            client.fd = fd;
+            client.deadline = now + limits_.deadline;
+            clients.push_back(std::move(client));
         }
     }
-}
-
-void MetricsServer::answer(int connection) {
-    const timeval timeout{CLIENT_TIMEOUT_S, 0};
-    setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-    // Read the head of the request: up to the blank line that ends it.
-    std::string request;
-    char buffer[1024];
-    while (request.find("\r\n\r\n") == std::string::npos) {
-        if (request.size() >= MAX_REQUEST) {
-            send_all(connection, response("431 Request Header Fields Too Large", "text/plain",
-                                          "request too large\n", false));
-            return;
-        }
-        const ssize_t n = recv(connection, buffer, sizeof buffer, 0);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return;  // closed or timed out before a whole request
-        }
-        request.append(buffer, static_cast<std::size_t>(n));
+    for (Client& client : clients) {
+        close_client(client);
     }
-    // The request line: METHOD SP TARGET SP HTTP/1.x
-    const std::string_view line = std::string_view(request).substr(0, request.find("\r\n"));
-    const std::size_t first = line.find(' ');
-    const std::size_t second = line.find(' ', first + 1);
-    if (first == std::string_view::npos || second == std::string_view::npos ||
-        !line.substr(second + 1).starts_with("HTTP/1.")) {
-        send_all(connection, response("400 Bad Request", "text/plain", "bad request\n", false));
-        return;
-    }
-    const std::string_view method = line.substr(0, first);
-    std::string_view target = line.substr(first + 1, second - first - 1);
-    target = target.substr(0, target.find('?'));  // a query changes nothing
-    const bool head = method == "HEAD";
-    if (method != "GET" && !head) {
-        send_all(connection, response("405 Method Not Allowed", "text/plain", "only GET and HEAD\n",
-                                      false, "Allow: GET, HEAD\r\n"));
-        return;
-    }
-    if (target != "/metrics") {
-        send_all(connection,
-                 response("404 Not Found", "text/plain", "the metrics are at /metrics\n", head));
-        return;
-    }
-    std::string body;
-    try {
-        body = render_();
-    } catch (const std::exception& error) {
-        log_error(std::string("metrics endpoint: ") + error.what());
-        send_all(connection, response("500 Internal Server Error", "text/plain",
-                                      "cannot render the metrics\n", head));
-        return;
-    }
-    send_all(connection, response("200 OK", metrics::CONTENT_TYPE, body, head));
 }
 
 }  // namespace ozram::daemon

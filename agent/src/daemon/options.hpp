@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config.hpp"
-#include "metrics_server.hpp"
+#include "metrics_listen.hpp"
 
 namespace ozram::daemon {
 

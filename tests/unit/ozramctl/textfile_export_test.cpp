@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -50,6 +51,34 @@ TEST_F(TextfileExport, ReplacesTheFileAndLeavesNothingElse) {
               fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
                   fs::perms::others_read);
     EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+// The directory is often writable by the exporter's account, which may plant
+// symbolic links in it: whatever name the temporary file might take, root's
+// write must neither follow one nor change the file it points to.
+TEST_F(TextfileExport, FollowsNoSymlinkPlantedInTheDirectory) {
+    char victim_template[] = "/tmp/ozramctl-victim.XXXXXX";
+    const int victim_fd = mkstemp(victim_template);
+    ASSERT_GE(victim_fd, 0);
+    ASSERT_EQ(write(victim_fd, "secret\n", 7), 7);
+    ASSERT_EQ(fchmod(victim_fd, 0600), 0);
+    close(victim_fd);
+    const fs::path victim = victim_template;
+    // The name the exporter used to take, and the final name itself.
+    const std::string pid = std::to_string(getpid());
+    for (const std::string& name : {".ozram.prom." + pid + ".tmp", std::string("ozram.prom")}) {
+        fs::create_symlink(victim, dir_ / name);
+    }
+
+    write_textfile(dir_, "x 1\n");
+
+    EXPECT_EQ(read(victim), "secret\n");
+    EXPECT_EQ(fs::status(victim).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
+    // The final name is now a file of its own, not the link.
+    EXPECT_FALSE(fs::is_symlink(dir_ / "ozram.prom"));
+    EXPECT_EQ(read(dir_ / "ozram.prom"), "x 1\n");
+    fs::remove(victim);
 }
 
 TEST_F(TextfileExport, FailsOnAMissingDirectoryNamingIt) {

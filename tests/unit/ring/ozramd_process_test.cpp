@@ -1,6 +1,8 @@
 // The real ozramd binary against a shared-memory ring driven by this test:
 // every page verified, SIGTERM detaches cleanly, a wrong ABI version and
 // usage errors give the documented exit statuses.
+#include "ozramd_process.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -28,112 +30,11 @@ namespace {
 
 using namespace std::chrono_literals;
 using ozram::ring::ShmRingOwner;
-
-// A scratch directory with a cached cost model (no calibration in tests) and
-// an empty configuration file (the machine's own does not apply).
-class Scratch {
-  public:
-    Scratch() {
-        char pattern[] = "/tmp/ozram-ring-test.XXXXXX";
-        dir_ = ::mkdtemp(pattern);
-        std::ofstream(cost_model()) << ozram::CostModel::defaults().serialize();
-        std::ofstream(config()) << "# empty\n";
-    }
-    ~Scratch() {
-        std::remove(cost_model().c_str());
-        std::remove(config().c_str());
-        std::remove(log().c_str());
-        ::rmdir(dir_.c_str());
-    }
-    [[nodiscard]] std::string cost_model() const { return dir_ + "/cost-model"; }
-    [[nodiscard]] std::string config() const { return dir_ + "/ozramd.conf"; }
-    [[nodiscard]] std::string log() const { return dir_ + "/stderr"; }
-
-  private:
-    std::string dir_;
-};
-
-class Ozramd {
-  public:
-    Ozramd(const Scratch& scratch, std::vector<std::string> arguments) : log_(scratch.log()) {
-        arguments.insert(arguments.begin(), OZRAMD_PATH);
-        pid_ = ::fork();
-        if (pid_ == 0) {
-            std::freopen(log_.c_str(), "w", stderr);
-            std::freopen("/dev/null", "w", stdout);
-            std::vector<char*> argv;
-            for (std::string& word : arguments) {
-                argv.push_back(word.data());
-            }
-            argv.push_back(nullptr);
-            ::execv(argv[0], argv.data());
-            std::_Exit(127);
-        }
-    }
-    ~Ozramd() {
-        if (pid_ > 0 && !status_) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-    }
-    void signal(int number) const { ::kill(pid_, number); }
-    [[nodiscard]] pid_t pid() const { return pid_; }
-    // Waits until the process is stopped (after SIGSTOP): state 'T'.
-    [[nodiscard]] bool wait_stopped() const {
-        for (int i = 0; i < 1000; ++i) {
-            std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
-            std::string pid, name, state;
-            if (stat >> pid >> name >> state && state == "T") {
-                return true;
-            }
-            std::this_thread::sleep_for(1ms);
-        }
-        return false;
-    }
-    // The exit status, or -1 when it did not exit in time (then it is killed).
-    int wait(std::chrono::milliseconds limit = 20s) {
-        const auto deadline = std::chrono::steady_clock::now() + limit;
-        while (std::chrono::steady_clock::now() < deadline) {
-            int raw = 0;
-            if (::waitpid(pid_, &raw, WNOHANG) == pid_) {
-                status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-                return *status_;
-            }
-            std::this_thread::sleep_for(10ms);
-        }
-        return -1;
-    }
-    [[nodiscard]] std::string log() const {
-        std::ifstream file(log_);
-        std::ostringstream text;
-        text << file.rdbuf();
-        return text.str();
-    }
-
-  private:
-    std::string log_;
-    pid_t pid_ = -1;
-    std::optional<int> status_;
-};
-
-std::string unique_name(const char* what) {
-    return std::string("ozram-test-") + what + "-" + std::to_string(::getpid());
-}
-
-// A shared-memory ring of 64 slots, the size most of these tests need.
-std::unique_ptr<ShmRingOwner> make_ring(const std::string& name) {
-    ShmRingOwner::Geometry geometry;
-    geometry.slots = 64;
-    return ShmRingOwner::create(name, geometry);
-}
-
-std::vector<std::string> agent_args(const Scratch& scratch, const std::string& shm) {
-    return {"--shm",        shm,
-            "--config",     scratch.config(),
-            "--cost-model", scratch.cost_model(),
-            "--threads",    "2",
-            "--batch-size", "32"};
-}
+using ozram::test::agent_args;
+using ozram::test::make_ring;
+using ozram::test::Ozramd;
+using ozram::test::Scratch;
+using ozram::test::unique_name;
 
 TEST(Ozramd, ServesAShmRingAndEveryPageVerifies) {
     Scratch scratch;

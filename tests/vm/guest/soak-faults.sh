@@ -1,9 +1,12 @@
 # The soak's faults (sourced by soak.sh), in three groups that run at the
 # same time, each one fault after another: the agent's (killed, stopped,
-# restarted, replaced once by the rogue agent), hotplug on idle hot-added
-# devices (hot_add, hot_remove, reset), and maintenance of the busy devices
-# 0 to 3 (compact, mem_limit, idle, recompress, writeback, drop_caches).  So the agent can die
-# while a device is reset and another compacted, as on a real machine.
+# restarted, replaced once by the rogue agent, killed in the middle of a
+# recompression), hotplug on hot-added devices (hot_add, hot_remove, reset
+# of idle ones; park_mem_limit, a device of its own written at its
+# mem_limit while the agent is stopped), and maintenance of the busy
+# devices 0 to 3 (compact, mem_limit, idle, recompress, writeback,
+# drop_caches).  So the agent can die while a device is reset and another
+# compacted, as on a real machine.
 #
 # Each group has a schedule drawn from the seed: every fault of the group
 # once, in a random order, 1 to 3 s apart, then random ones (the rogue
@@ -16,10 +19,12 @@
 # shellcheck shell=sh
 
 FAULTS_AGENT=''
-if [ "${AGENT:-none}" = cpu ]; then
-	FAULTS_AGENT="agent_kill agent_stop agent_term rogue_agent"
-fi
 FAULTS_HOTPLUG="hot_add hot_remove reset"
+if [ "${AGENT:-none}" = cpu ]; then
+	FAULTS_AGENT="agent_kill agent_stop agent_term rogue_agent recompress_kill"
+	# Pages park only while an agent is attached.
+	FAULTS_HOTPLUG="$FAULTS_HOTPLUG park_mem_limit"
+fi
 FAULTS_MAINTENANCE="compact mem_limit idle recompress writeback drop_caches"
 # Every fault, for soak.sh's summary.
 # shellcheck disable=SC2034
@@ -143,6 +148,63 @@ fault_rogue_agent() {
 	agent_restart
 }
 
+# A hot-added device of its own (the hotplug faults never see it), filled
+# with text pages that every recompression algorithm shrinks, marked idle
+# and recompressed, with every algorithm in turn or with zstd or lz4hc
+# alone (which the agent does), while the agent is killed 0 to 0.9 s into
+# the pass and restarted as it goes on:
+# the pages the agent held come back to the kernel.  The pass answers OK,
+# every byte reads back as written, and the device goes.
+fault_recompress_kill() {
+	rk_id=$(cat $CONTROL/hot_add) || { soak_fail "recompress_kill: hot_add failed"; return 1; }
+	rk_dev=$(dev "$rk_id")
+	rk_sys=$(sysdir "$rk_id")
+	prio=1
+	for a in $RECOMP_ALGORITHMS; do
+		r=$(sysfs-write "$rk_sys/recomp_algorithm" "algo=$a priority=$prio")
+		[ "$r" = OK ] || soak_fail "recomp_algorithm $a of $rk_dev: $r"
+		prio=$((prio + 1))
+	done
+	r=$(sysfs-write "$rk_sys/disksize" 8M)
+	[ "$r" = OK ] || { soak_fail "disksize of $rk_dev: $r"; return 1; }
+	rand 2147483647
+	pagegen --pages 2048 --seed "$R" --kind text >$W/recompress.bin
+	dd if=$W/recompress.bin of="$rk_dev" bs=1M oflag=direct 2>/dev/null ||
+		soak_fail "cannot fill $rk_dev"
+	ring_settle "$rk_id"
+	# Every algorithm in turn (the kernel's deflate last, for what the
+	# agent's did not shrink), or one the agent does.
+	pick all zstd lz4hc
+	params=type=idle
+	[ "$R" = all ] || params="$params algo=$R"
+	r=$(sysfs-write "$rk_sys/idle" all)
+	[ "$r" = OK ] || soak_fail "idle of $rk_dev: $r"
+	sysfs-write "$rk_sys/recompress" "$params" >$W/recompress-kill.out 2>&1 &
+	recompress=$!
+	rand 10
+	sleep "0.$R"
+	pid=$(agent_pid)
+	if [ -n "$pid" ]; then
+		kill -KILL "$pid"
+		rm -f $OZRAMD_PIDFILE
+		FAULT_NOTE="$rk_dev $params, ozramd $pid killed 0.$R s in"
+		wait_detached || soak_fail "the ring stayed attached 30 s after kill -9"
+		agent_restart
+	else
+		soak_fail "recompress_kill: no agent to kill"
+	fi
+	wait "$recompress"
+	r=$(cat $W/recompress-kill.out)
+	[ "$r" = OK ] || soak_fail "recompress $params of $rk_dev while ozramd was killed: $r"
+	ring_settle "$rk_id"
+	FAULT_NOTE="$FAULT_NOTE; recompressed_pages $(backend_field recompressed_pages "$rk_id") of 2048"
+	dd if="$rk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/recompress.bin ||
+		differ "$(dd if="$rk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/recompress.bin | wc -l)" \
+			bytes "$rk_dev recompressed ($params) while ozramd was killed"
+	r=$(sysfs-write $CONTROL/hot_remove "$rk_id")
+	[ "$r" = OK ] || soak_fail "hot_remove of $rk_dev: $r"
+}
+
 # --- the devices
 fault_compact() {
 	# shellcheck disable=SC2086
@@ -187,6 +249,78 @@ fault_hot_add() {
 	scratch_fill "$id"
 }
 
+# A hot-added device of its own (not a scratch device: the other hotplug
+# faults never see it), filled, its mem_limit set 64 to 512 KiB above what
+# it uses, then its pages rewritten with the same bytes while the agent is
+# stopped: the writes park pages until the limit, then compress in the
+# writer or fail with ENOMEM, which keeps the old bytes.  Every byte reads
+# back the same while the agent is stopped, after it goes on (what it
+# compressed over the limit stays staged), and once the limit is lifted
+# (which stores those); then the device goes.  The agent's faults run
+# meanwhile: when one has the agent gone, or goes on with it, the writes
+# take whatever path that leaves.
+fault_park_mem_limit() {
+	pk_id=$(cat $CONTROL/hot_add) || { soak_fail "park_mem_limit: hot_add failed"; return 1; }
+	pk_dev=$(dev "$pk_id")
+	pk_sys=$(sysdir "$pk_id")
+	r=$(sysfs-write "$pk_sys/disksize" 8M)
+	[ "$r" = OK ] || { soak_fail "disksize of $pk_dev: $r"; return 1; }
+	rand 2147483647
+	pagegen --pages 2048 --seed "$R" --kind text >$W/park.bin
+	dd if=$W/park.bin of="$pk_dev" bs=1M oflag=direct 2>/dev/null || soak_fail "cannot fill $pk_dev"
+	ring_settle "$pk_id"
+	rand 8
+	pk_limit=$(($(stat_field "$pk_sys/mm_stat" mem_used_total) + (R + 1) * 65536))
+	r=$(sysfs-write "$pk_sys/mem_limit" $pk_limit)
+	[ "$r" = OK ] || soak_fail "mem_limit $pk_limit of $pk_dev: $r"
+	# The fill may have parked pages of its own: the most used from now on.
+	r=$(sysfs-write "$pk_sys/mem_used_max" 0)
+	[ "$r" = OK ] || soak_fail "mem_used_max 0 of $pk_dev: $r"
+	pk_parked=$(backend_field parked_pages_total "$pk_id")
+	pk_agent=$(agent_pid)
+	[ -n "$pk_agent" ] && kill -STOP "$pk_agent" 2>/dev/null || pk_agent=
+	# 64 pages a write, so that a failed write stops only its own.
+	pk_failed=0
+	pk_c=0
+	while [ $pk_c -lt 32 ]; do
+		dd if=$W/park.bin of="$pk_dev" bs=4096 skip=$((pk_c * 64)) seek=$((pk_c * 64)) count=64 \
+			oflag=direct conv=notrunc 2>/dev/null || pk_failed=$((pk_failed + 1))
+		pk_c=$((pk_c + 1))
+	done
+	pk_held=$(backend_field parked_pages "$pk_id")
+	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
+		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
+			"$pk_dev at mem_limit $pk_limit, the agent stopped"
+	rand 3
+	sleep "$R"
+	[ -z "$pk_agent" ] || kill -CONT "$pk_agent" 2>/dev/null
+	# Pages the agent compressed over the limit stay staged until the
+	# limit goes: steady, not settled.
+	ring_steady "$pk_id"
+	pk_staged=$RING_STAGED
+	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
+		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
+			"$pk_dev at mem_limit $pk_limit, the agent going on"
+	pk_used_max=$(stat_field "$pk_sys/mm_stat" mem_used_max)
+	r=$(sysfs-write "$pk_sys/mem_limit" 0)
+	[ "$r" = OK ] || soak_fail "mem_limit 0 of $pk_dev: $r"
+	ring_settle "$pk_id"
+	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
+		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
+			"$pk_dev once its mem_limit was lifted"
+	pk_parked=$(($(backend_field parked_pages_total "$pk_id") - pk_parked))
+	FAULT_NOTE="$pk_dev mem_limit $pk_limit: $pk_parked pages parked ($pk_held held after the writes),"
+	FAULT_NOTE="$FAULT_NOTE mem_used_max $pk_used_max, $pk_staged staged at the limit,"
+	FAULT_NOTE="$FAULT_NOTE $pk_failed of 32 writes failed (ENOMEM),"
+	if [ -n "$pk_agent" ]; then
+		FAULT_NOTE="$FAULT_NOTE the agent stopped $R s more"
+	else
+		FAULT_NOTE="$FAULT_NOTE no agent to stop"
+	fi
+	r=$(sysfs-write $CONTROL/hot_remove "$pk_id")
+	[ "$r" = OK ] || soak_fail "hot_remove of $pk_dev: $r"
+}
+
 fault_hot_remove() {
 	scratch_pick || return 1
 	id=$R
@@ -219,23 +353,30 @@ fault_idle() {
 }
 
 # Recompresses the idle pages (one time in three the huge ones) of a busy
-# device with zstd while the load writes to it and the agent may die.
+# device, with every recompression algorithm in turn (zstd, lz4hc, deflate)
+# or with one of them, while the load writes to it and the agent may die.
 fault_recompress() {
 	# shellcheck disable=SC2086
 	pick $BUSY_DEVICES
 	d=$R
 	pick idle idle huge
-	FAULT_NOTE="$(dev "$d") type=$R"
-	r=$(sysfs-write "$(sysdir "$d")/recompress" "type=$R")
-	[ "$r" = OK ] || soak_fail "recompress of $(dev "$d"): $r"
+	params="type=$R"
+	pick all all $RECOMP_ALGORITHMS
+	[ "$R" = all ] || params="$params algo=$R"
+	before=$(backend_field recompressed_pages "$d")
+	r=$(sysfs-write "$(sysdir "$d")/recompress" "$params")
+	[ "$r" = OK ] || soak_fail "recompress $params of $(dev "$d"): $r"
+	after=$(backend_field recompressed_pages "$d")
+	FAULT_NOTE="$(dev "$d") $params, recompressed_pages $before -> $after"
 }
 
 # Writes back the pages of a device that has a backing device (soak-load.sh
-# gives the devices of fio and ext4 one): its idle pages, all marked idle
-# first, or its huge ones, while the load rewrites them, the agent may die and the device may be compacted or
-# recompressed.  A full backing device (ENOSPC) is an answer, not a failure;
-# the final read-back checks every byte, some of them from the backing
-# device.
+# gives the devices of fio and ext4 one, whose writes fail now and then):
+# its idle pages, all marked idle first, or its huge ones, while the load
+# rewrites them, the agent may die and the device may be compacted or
+# recompressed.  A full backing device (ENOSPC) and a failed write (EIO,
+# the pages stay in memory) are answers, not failures; the final read-back
+# checks every byte, some of them from the backing device.
 fault_writeback() {
 	# shellcheck disable=SC2086
 	pick $WRITEBACK_DEVICES
@@ -258,6 +399,10 @@ fault_writeback() {
 	case $r in
 	OK) ;;
 	ENOSPC) FAULT_NOTE="$FAULT_NOTE (backing device full)" ;;
+	EIO)
+		FAULT_NOTE="$FAULT_NOTE (writes failed: bd_write_failed_pages_total $(backend_field bd_write_failed_pages_total "$d"))"
+		count writeback-eio
+		;;
 	*) soak_fail "writeback $type of $(dev "$d"): $r" ;;
 	esac
 	FAULT_NOTE="$FAULT_NOTE, bd_stat $(tr -s ' ' <"$(sysdir "$d")/bd_stat")"
@@ -311,19 +456,26 @@ faults_schedule() {
 	note "$group faults ($(wc -l <$W/schedule-$group)): $(head -n 8 $W/schedule-$group | tr '\n' ' ')..."
 }
 
-# faults_run GROUP STREAM: each fault of the group's schedule at its time
-# (late when the one before took long), until the time is up.
+# faults_run GROUP STREAM FIRST: each fault of the group's schedule at its
+# time (late when the one before took long), until the time is up; the
+# FIRST faults (the first round) run whatever the time.
 faults_run() {
 	sched_group=$1
 	rng_stream "$2"
+	# The first round, every fault of the group once, runs to its end even
+	# past the time: a fault that took long (an agent slow to restart under
+	# swap) must not keep the others of a short soak from running at all.
+	sched_first=$3
 	# Names of their own: the guest library's functions use i, f and pid.
 	sched_n=0
 	for sched_e in $(cat $W/schedule-$sched_group); do
 		sched_t=${sched_e%%:*}
 		sched_f=${sched_e#*:}
 		now
-		[ $((START + sched_t)) -lt $END ] || break
-		[ $NOW -lt $END ] || break
+		if [ $sched_n -ge "$sched_first" ]; then
+			[ $((START + sched_t)) -lt $END ] || break
+			[ $NOW -lt $END ] || break
+		fi
 		[ $NOW -ge $((START + sched_t)) ] || sleep $((START + sched_t - NOW))
 		sched_n=$((sched_n + 1))
 		FAULT_NOTE=''
@@ -353,7 +505,8 @@ faults_start() {
 		if [ -n "$list" ]; then
 			# shellcheck disable=SC2086
 			faults_schedule $group $stream $gap $list
-			(faults_run $group $((stream + 1))) &
+			# shellcheck disable=SC2086
+			(faults_run $group $((stream + 1)) "$(echo $list | wc -w)") &
 			FAULT_PIDS="$FAULT_PIDS $group:$!"
 		fi
 		stream=$((stream + 2))

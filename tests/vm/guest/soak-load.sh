@@ -9,7 +9,7 @@
 #   swap on ozram3: memhog rounds a little over the free memory, each
 #     comparing every byte it wrote.
 # Each process draws from its own random stream (10-11 fio, 20 stress-ng,
-# 30 files, 40 memhog).
+# 30 files, 40 memhog, 50 the backing devices).
 # shellcheck shell=sh
 
 FIO_MB=48
@@ -17,23 +17,54 @@ EXT4_MB=128
 MNT=/mnt/soak
 # The devices with a backing device for the writeback fault, and its size:
 # a sparse file in the guest's memory each, smaller than the device, so that
-# writeback also meets a full backing device.
+# writeback also meets a full backing device.  Over each loop device, a
+# device-mapper flakey target fails every write for 1 to 3 s out of every 5
+# to 15 s (reads pass), so that writeback passes meet failed writes at
+# random; without dm_flakey (the debug kernel has no device-mapper) the
+# loop device itself.
 WRITEBACK_DEVICES="0 1 2"
 BACKING_MB=32
 
+# The algorithms the recompress faults recompress with (soak-faults.sh):
+# the agent does zstd and lz4hc, the kernel deflate.
+RECOMP_ALGORITHMS="zstd lz4hc deflate"
+
 load_setup() {
-	# The algorithm the recompress fault recompresses with (soak-faults.sh).
 	for d in 0 1 2 3; do
-		sysfs_set "$(sysdir $d)/recomp_algorithm" algo=zstd
+		prio=1
+		for a in $RECOMP_ALGORITHMS; do
+			sysfs_set "$(sysdir $d)/recomp_algorithm" "algo=$a priority=$prio"
+			prio=$((prio + 1))
+		done
 	done
 	# backing_dev is set before disksize, as zram wants it.
 	load_module loop
+	flakey=''
+	if modprobe dm_flakey 2>/dev/null; then
+		export DM_DISABLE_UDEV=1
+		flakey=yes
+	fi
+	rng_stream 50
 	for d in $WRITEBACK_DEVICES; do
 		truncate -s ${BACKING_MB}M $W/backing-$d.img || fail "cannot make $W/backing-$d.img"
 		l=$(losetup -f) || fail "no free loop device"
 		losetup "$l" $W/backing-$d.img || fail "losetup $l failed"
-		sysfs_set "$(sysdir $d)/backing_dev" "$l"
+		backing=$l
+		if [ -n "$flakey" ]; then
+			rand 11
+			up=$((5 + R))
+			rand 3
+			down=$((1 + R))
+			dmsetup create ozsoak$d --table \
+				"0 $((BACKING_MB * 2048)) flakey $l 0 $up $down 1 error_writes" ||
+				fail "dmsetup create ozsoak$d failed"
+			backing=/dev/dm-$(dmsetup info -c --noheadings -o minor ozsoak$d | tr -d ' ')
+			[ -b "$backing" ] || fail "no $backing for ozsoak$d"
+			note "$(dev $d) writes back to $backing: $l, its writes failing ${down} s in every $((up + down)) s"
+		fi
+		sysfs_set "$(sysdir $d)/backing_dev" "$backing"
 	done
+	[ -n "$flakey" ] || note "no dm_flakey: the backing devices are loop devices that never fail"
 	dev_setup 0 ${FIO_MB}M
 	dev_setup 1 ${FIO_MB}M
 	dev_setup 2 ${EXT4_MB}M

@@ -3,7 +3,9 @@
 # but it still checks a same-filled answer against the staged page: a wrong
 # word would otherwise replace the page.  A hostile agent answers every page
 # with a wrong fill word; every byte must read back as written.  verify is
-# read-only after load, and loading with verify=0 is logged.
+# read-only after load, and loading with verify=0 is logged; the log line
+# and the parameter's description say what it leaves unchecked: results of
+# every algorithm, recompression results included.
 
 if [ "$DEV" != ozram ]; then
 	note "SKIPPED: the offload ring is ozram's own (DEV=$DEV)"
@@ -16,6 +18,14 @@ readback() { dd if=$D bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | md5s
 step "loading with verify=0 warns, and verify cannot change afterwards"
 load_ozram verify=0
 dmesg | grep -q 'ozram: verify=0: ' || fail "no warning logged for verify=0"
+dmesg | grep -q 'ozram: verify=0: .*with every algorithm.*recompression results.*replace objects already stored' ||
+	fail "the verify=0 warning does not say that every algorithm and recompression go unchecked: $(dmesg | grep 'ozram: verify=0')"
+desc=$(modinfo -F parm $OZRAM_KO | grep '^verify:')
+note "modinfo: $desc"
+case $desc in
+*"every algorithm"*"recompression results included"*"replace objects already stored"*) ;;
+*) fail "verify's description does not say that every algorithm and recompression go unchecked: $desc" ;;
+esac
 check_eq "$(cat /sys/module/ozram/parameters/verify)" N "verify"
 expect_errno EACCES sysfs-write /sys/module/ozram/parameters/verify 1
 check_eq "$(cat /sys/module/ozram/parameters/verify)" N "verify after a write was refused"

@@ -9,8 +9,9 @@
 # limit, a full device and reset lose nothing; the two forms live side by
 # side; rewrites racing a pass leave no block behind.  The backing device
 # is a loop device on a file in the guest's tmpfs, or a device-mapper
-# device over it switched to the error target.  writeback.sh runs its
-# slow-device and ext4 steps in both forms.
+# device over it switched to the error target.  The blocks written hold
+# the objects' bytes and zeros, nothing else (backing-scan walks them).
+# writeback.sh runs its slow-device and ext4 steps in both forms.
 
 S=$(sysdir 0)
 D=$(dev 0)
@@ -239,5 +240,33 @@ check_cmp "$(bd 1)" -le $((huge + need + need / 63 + 2)) "blocks, at most one mo
 check_eq "$(dd if=$D bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(md5 /tmp/mixed.bin)" "md5 of the mix read back"
 dev_reset 0
+
+step "the blocks hold the objects' bytes and zeros, nothing else"
+# 640 raw pages first: the pass fills more raw batches than it has, so
+# that its packed batches reuse pages that held raw ones.  The bytes after
+# the last object of each packed bio must still read as zeros.  zstd, so
+# that backing-scan can walk from one object to the next.
+pagegen --pages 640 --kind random --seed 161 >/tmp/scan.bin
+pagegen --pages 1024 --kind text --seed 162 >>/tmp/scan.bin
+dd if=/dev/zero of=/tmp/scan.img bs=1M count=16 2>/dev/null
+L3=$(losetup -f) || fail "no free loop device"
+losetup $L3 /tmp/scan.img || fail "losetup $L3 failed"
+sysfs_set $S/backing_dev "$L3"
+sysfs_set $S/comp_algorithm zstd
+dev_setup 0 64M
+dd if=/tmp/scan.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
+ring_settle 0
+check_eq "$(stat_field $S/mm_stat huge_pages)" 640 "pages stored raw"
+sysfs_set $S/idle all
+expect_errno OK sysfs-write $S/writeback idle
+check_eq "$(bd 3)" 1664 "bd_writes (pages)"
+sync
+scan=$(backing-scan /tmp/scan.img /tmp/scan.bin 2>&1) || fail "$scan"
+check_eq "$(echo "$scan" | cut -d' ' -f1-4)" "objects 1024 raw 640" "what backing-scan finds"
+check_eq "$(dd if=$D bs=4096 count=1664 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(head -c $((1664 * 4096)) /tmp/scan.bin | md5sum | cut -d' ' -f1)" "md5 of the pages read back"
+dev_reset 0
+losetup -d $L3
+rm -f /tmp/scan.img /tmp/scan.bin
 
 losetup -d $L
