@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/pagemap.h>
 
+#include "ozram_compat.h"
 #include "ozram_devices.h"
 #include "ozram_io.h"
 #include "ozram_latency.h"
@@ -194,10 +195,13 @@ static void ozram_slot_free_notify(struct block_device *bdev,
 		ozram_stat_inc(oz, OZRAM_STAT_MISS_FREE);
 }
 
+#ifdef OZRAM_HAVE_RW_PAGE
 /*
  * Single-page I/O without a bio.  In this kernel, providing rw_page is what
  * makes swap treat the device as synchronous (SWP_SYNCHRONOUS_IO) and skip
  * the swap cache readahead; on any error the caller falls back to a bio.
+ * Later kernels have no rw_page, and the disk is flagged synchronous
+ * instead (ozram_compat_alloc_disk()).
  */
 static int ozram_rw_page(struct block_device *bdev, sector_t sector,
 			 struct page *page, enum req_op op)
@@ -231,20 +235,35 @@ static int ozram_rw_page(struct block_device *bdev, sector_t sector,
 	page_endio(page, is_write, 0);
 	return 0;
 }
+#endif
 
-static int ozram_open(struct block_device *bdev, fmode_t mode)
+static int ozram_open_disk(struct gendisk *disk)
 {
-	struct ozram *oz = bdev->bd_disk->private_data;
+	struct ozram *oz = disk->private_data;
 
-	WARN_ON(!mutex_is_locked(&bdev->bd_disk->open_mutex));
+	WARN_ON(!mutex_is_locked(&disk->open_mutex));
 	/* Reset or removal in progress. */
 	return oz->claim ? -EBUSY : 0;
 }
+
+#ifdef OZRAM_HAVE_OPEN_DISK
+static int ozram_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return ozram_open_disk(disk);
+}
+#else
+static int ozram_open(struct block_device *bdev, fmode_t mode)
+{
+	return ozram_open_disk(bdev->bd_disk);
+}
+#endif
 
 const struct block_device_operations ozram_devops = {
 	.owner = THIS_MODULE,
 	.open = ozram_open,
 	.submit_bio = ozram_submit_bio,
+#ifdef OZRAM_HAVE_RW_PAGE
 	.rw_page = ozram_rw_page,
+#endif
 	.swap_slot_free_notify = ozram_slot_free_notify,
 };

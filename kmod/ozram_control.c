@@ -12,13 +12,15 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
+#include "ozram_compat.h"
 #include "ozram_devices.h"
 
 /*
  * Reading hot_add creates a device and returns its id, as zram's does;
  * hence mode 0400 although it is a read.
  */
-static ssize_t hot_add_show(struct class *class, struct class_attribute *attr,
+static ssize_t hot_add_show(OZRAM_CLASS_CONST struct class *class,
+			    OZRAM_CLASS_CONST struct class_attribute *attr,
 			    char *buf)
 {
 	int ret;
@@ -34,9 +36,9 @@ static ssize_t hot_add_show(struct class *class, struct class_attribute *attr,
 static struct class_attribute class_attr_hot_add =
 	__ATTR(hot_add, 0400, hot_add_show, NULL);
 
-static ssize_t hot_remove_store(struct class *class,
-				struct class_attribute *attr, const char *buf,
-				size_t count)
+static ssize_t hot_remove_store(OZRAM_CLASS_CONST struct class *class,
+				OZRAM_CLASS_CONST struct class_attribute *attr,
+				const char *buf, size_t count)
 {
 	struct ozram *oz;
 	int ret, id;
@@ -73,7 +75,6 @@ ATTRIBUTE_GROUPS(ozram_control_class);
 
 static struct class ozram_control_class = {
 	.name = "ozram-control",	/* "zram-control" with compat=1 */
-	.owner = THIS_MODULE,
 	.class_groups = ozram_control_class_groups,
 };
 
@@ -83,6 +84,7 @@ int ozram_control_register(void)
 
 	if (ozram_compat)
 		ozram_control_class.name = "zram-control";
+	ozram_compat_class_set_owner(&ozram_control_class);
 	ret = class_register(&ozram_control_class);
 	if (ret)
 		pr_err("cannot register the %s class: %d\n",

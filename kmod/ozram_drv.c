@@ -22,6 +22,7 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_comp.h"
+#include "ozram_compat.h"
 #include "ozram_devices.h"
 #include "ozram_io.h"
 #include "ozram_latency.h"
@@ -231,9 +232,9 @@ int ozram_add(void)
 	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
 		sizeof(oz->comp_names[0]));
 
-	oz->disk = blk_alloc_disk(NUMA_NO_NODE);
-	if (!oz->disk) {
-		ret = -ENOMEM;
+	oz->disk = ozram_compat_alloc_disk(OZRAM_LOGICAL_BLOCK_SIZE);
+	if (IS_ERR(oz->disk)) {
+		ret = PTR_ERR(oz->disk);
 		goto out_free_idr;
 	}
 	oz->disk->major = ozram_major;
@@ -244,18 +245,6 @@ int ozram_add(void)
 	oz->disk->private_data = oz;
 	snprintf(oz->disk->disk_name, DISK_NAME_LEN, "%s%d", ozram_name, id);
 	set_capacity(oz->disk, 0);
-
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, oz->disk->queue);
-	blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, oz->disk->queue);
-	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, oz->disk->queue);
-	blk_queue_physical_block_size(oz->disk->queue, PAGE_SIZE);
-	blk_queue_logical_block_size(oz->disk->queue,
-				     OZRAM_LOGICAL_BLOCK_SIZE);
-	blk_queue_io_min(oz->disk->queue, PAGE_SIZE);
-	blk_queue_io_opt(oz->disk->queue, PAGE_SIZE);
-	oz->disk->queue->limits.discard_granularity = PAGE_SIZE;
-	blk_queue_max_discard_sectors(oz->disk->queue, UINT_MAX);
-	blk_queue_max_write_zeroes_sectors(oz->disk->queue, UINT_MAX);
 
 	ret = device_add_disk(NULL, oz->disk, ozram_disk_groups);
 	if (ret)

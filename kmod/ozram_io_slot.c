@@ -22,6 +22,7 @@
 
 #include "ozram_comp.h"
 #include "ozram_drv.h"
+#include "ozram_io.h"
 #include "ozram_io_internal.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"

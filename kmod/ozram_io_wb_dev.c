@@ -24,8 +24,6 @@
 #include "ozram_io_internal.h"
 #include "ozram_io_wb.h"
 
-#define OZRAM_BDEV_MODE		(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
-
 /* ---- the backing device ------------------------------------------------ */
 
 int ozram_wb_set_backing(struct ozram *oz, const char *path)
@@ -45,7 +43,12 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		goto out_unlock;
 	}
 
-	file = filp_open(path, O_RDWR | O_LARGEFILE, 0);
+	/*
+	 * Exclusive (O_EXCL on a block device, as zram opens it): nobody else
+	 * may write the blocks ozram owns.  The claim is the file's, and
+	 * holds until it is closed.
+	 */
+	file = filp_open(path, O_RDWR | O_LARGEFILE | O_EXCL, 0);
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
 		goto out_unlock;
@@ -56,17 +59,12 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		ret = -ENOTBLK;
 		goto out_close;
 	}
-	/* Exclusive: nobody else may write the blocks ozram owns. */
-	bdev = blkdev_get_by_dev(inode->i_rdev, OZRAM_BDEV_MODE, oz);
-	if (IS_ERR(bdev)) {
-		ret = PTR_ERR(bdev);
-		goto out_close;
-	}
+	bdev = I_BDEV(inode);
 	/* An empty device is refused; so is this disk itself (it is empty). */
 	nr_pages = i_size_read(inode) >> PAGE_SHIFT;
 	if (!nr_pages) {
 		ret = -EINVAL;
-		goto out_put;
+		goto out_close;
 	}
 	bitmap = kvcalloc(BITS_TO_LONGS(nr_pages), sizeof(long), GFP_KERNEL);
 	refs = kvcalloc(nr_pages, sizeof(*refs), GFP_KERNEL);
@@ -74,7 +72,7 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		kvfree(bitmap);
 		kvfree(refs);
 		ret = -ENOMEM;
-		goto out_put;
+		goto out_close;
 	}
 
 	ozram_wb_release(oz);
@@ -89,8 +87,6 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		path, nr_pages);
 	return 0;
 
-out_put:
-	blkdev_put(bdev, OZRAM_BDEV_MODE);
 out_close:
 	filp_close(file, NULL);
 out_unlock:
@@ -104,7 +100,6 @@ void ozram_wb_release(struct ozram *oz)
 	if (!oz->backing_file)
 		return;
 	WARN_ON_ONCE(ozram_stat_read(oz, OZRAM_STAT_BD_PAGES));
-	blkdev_put(oz->bdev, OZRAM_BDEV_MODE);
 	filp_close(oz->backing_file, NULL);
 	oz->backing_file = NULL;
 	oz->bdev = NULL;

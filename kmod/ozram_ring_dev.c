@@ -27,6 +27,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "ozram_compat.h"
 #include "ozram_ring_internal.h"
 
 /* Whether @file is the attached agent's, not one that was revoked. */
@@ -239,17 +240,6 @@ static const struct vm_operations_struct ozram_ring_vm_ops = {
 	.mprotect = ozram_ring_vm_mprotect,
 };
 
-/* vm_flags is written through helpers from 6.3 on (see Kbuild). */
-static void ozram_vma_set_clear(struct vm_area_struct *vma,
-				unsigned long set, unsigned long clear)
-{
-#ifdef OZRAM_HAVE_VM_FLAGS_CLEAR
-	vm_flags_mod(vma, set, clear);
-#else
-	vma->vm_flags = (vma->vm_flags | set) & ~clear;
-#endif
-}
-
 /* Inserts the pages of [offset, offset + len) of @a, the header read-only. */
 static int ozram_ring_insert_pages(struct vm_area_struct *vma,
 				   struct ozram_ring_mem *a, u64 offset,
@@ -307,8 +297,9 @@ static int ozram_ring_mmap(struct file *file, struct vm_area_struct *vma)
 		ret = -ENODEV;
 		goto out;
 	}
-	ozram_vma_set_clear(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-			    clear);
+	ozram_compat_vm_flags_mod(vma,
+				  VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+				  clear);
 	vma->vm_ops = &ozram_ring_vm_ops;
 	ret = ozram_ring_insert_pages(vma, ozram_ring_mem(), offset, len);
 out:

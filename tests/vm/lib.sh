@@ -5,22 +5,58 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_ROOT=$(cd "$VM_DIR/../.." && pwd)
 VM_OUT=${VM_OUT:-$VM_DIR/out}
 
-# The guest kernel: $KVER when set (the top-level Makefile exports the one it
-# builds the module for), otherwise the newest kernel that has both an image in
-# /boot and its modules in /lib/modules.  A kernel built elsewhere (the soak's
-# debug kernel, build-kernel-debug) is named by KVER with VM_KERNEL (its
-# image) and VM_MODULES_ROOT (the root its lib/modules/KVER lies under).
+# The kernel series ozram is built and tested for, oldest first: Debian
+# 12's linux-image-amd64, and Debian 13's kernel (in Debian 12 from
+# bookworm-backports or linux-image-6.12-amd64).  The first is the default.
+VM_SERIES=(6.1 6.12)
+
+# vm_installed_kver SERIES: the newest kernel of SERIES (6.1: 6.1.0-*, 6.12:
+# 6.12.*) that has an image in /boot, its modules and its headers; fails if
+# there is none.  PREEMPT_RT kernels are never picked: the module refuses
+# them.
+vm_installed_kver() {
+	local v best=
+	for v in $(ls /lib/modules 2>/dev/null | sort -V); do
+		[[ $v == "$1".* && $v != *-rt-* ]] || continue
+		[[ -r /boot/vmlinuz-$v && -d /lib/modules/$v/kernel && -d /lib/modules/$v/build ]] && best=$v
+	done
+	[[ -n $best ]] && echo "$best"
+}
+
+# The guest kernel: $KVER when set (tests/vm/run --kernel, or the top-level
+# Makefile, which exports the one it builds the module for), otherwise the
+# newest installed kernel of the first series, else the newest kernel that
+# has both an image in /boot and its modules in /lib/modules.  A kernel
+# built elsewhere (the soak's debug kernel, build-kernel-debug) is named by
+# KVER with VM_KERNEL (its image) and VM_MODULES_ROOT (the root its
+# lib/modules/KVER lies under).
 vm_kver() {
 	if [[ -n ${KVER:-} ]]; then
 		echo "$KVER"
 		return
 	fi
 	local v best=
+	if best=$(vm_installed_kver "${VM_SERIES[0]}"); then
+		echo "$best"
+		return
+	fi
 	for v in $(ls /lib/modules 2>/dev/null | sort -V); do
 		[[ -r /boot/vmlinuz-$v && -d /lib/modules/$v/kernel ]] && best=$v
 	done
 	[[ -n $best ]] || { echo "no kernel with /boot/vmlinuz-* and /lib/modules/*/kernel" >&2; return 1; }
 	echo "$best"
+}
+
+# vm_module_for KVER: the ozram.ko to test on KVER: kmod/ozram.ko when it
+# was built for KVER ('make kmod'), otherwise one build-kmod builds for it.
+vm_module_for() {
+	local built
+	built=$(modinfo -F vermagic "$VM_ROOT/kmod/ozram.ko" 2>/dev/null | cut -d' ' -f1)
+	if [[ $built == "$1" ]]; then
+		echo "$VM_ROOT/kmod/ozram.ko"
+	else
+		KVER=$1 "$VM_DIR/build-kmod"
+	fi
 }
 
 # vm_kernel_image KVER: the image the VM boots.
