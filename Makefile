@@ -7,14 +7,18 @@ DESTDIR ?=
 JOBS    ?= $(shell nproc)
 
 # The kernel to build for: the running one if its headers are installed,
-# otherwise the newest Debian kernel whose headers are (linux-headers-amd64).
+# otherwise the newest Debian 6.1 kernel whose headers are (Debian 12's
+# linux-headers-amd64), otherwise the newest kernel whose headers are.
 # PREEMPT_RT kernels, whose headers 'make deps' installs for kmod-check, are
-# never picked: the module refuses them.
+# never picked: the module refuses them.  make check builds and tests the
+# module on every kernel tests/vm/kernels lists (6.1 and 6.12) whatever
+# this is.
 KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		echo /lib/modules/$$(uname -r)/build; \
 	else \
-		ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-rt-' | \
-			sort -V | tail -n1; \
+		all=$$(ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-rt-' | sort -V); \
+		echo "$$all" | grep '^/lib/modules/6\.1\.' | tail -n1 | grep . || \
+			echo "$$all" | tail -n1; \
 	fi)
 KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
 export KDIR KVER BUILD
@@ -49,16 +53,23 @@ kmod-check: deps
 	tests/kmod/structure
 	tests/kmod/refuses-preempt-rt
 
-# Every scenario on the in-kernel path, then again with ozramd attached.
+# Every scenario on the in-kernel path, then again with ozramd attached, on
+# each tested kernel (tests/vm/kernels: the newest 6.1 and 6.12 installed).
+# VM_KERNELS=VERSION... narrows it.
+VM_KERNELS ?= $(shell tests/vm/kernels)
 vm-check: all
-	tests/vm/run-all
-	tests/vm/run-all --agent cpu
+	@test -n "$(VM_KERNELS)" || { echo "vm-check: no kernel to test on (tests/vm/kernels)" >&2; exit 1; }
+	@set -e; for k in $(VM_KERNELS); do \
+		tests/vm/run-all --kernel $$k; \
+		tests/vm/run-all --kernel $$k --agent cpu; \
+	done
 
 # The soak (tests/vm/soak): every load and fault at once, with the agent.
-# SEED reruns a soak; DEBUG_BOOT=1 boots with the kernel's debug checks,
+# SEED reruns a soak, KERNEL picks its kernel (a uname -r string, or by-seed:
+# the tested kernel the seed picks); DEBUG_BOOT=1 boots with the kernel's debug checks,
 # RING_TIMEOUT_MS sets the module's ring_timeout_ms; SOAK_FLAGS passes more.
 DURATION ?= 600
-SOAK_ARGS = $(if $(SEED),--seed $(SEED)) $(if $(filter 1,$(DEBUG_BOOT)),--debug-boot) \
+SOAK_ARGS = $(if $(SEED),--seed $(SEED)) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter 1,$(DEBUG_BOOT)),--debug-boot) \
 	$(if $(RING_TIMEOUT_MS),--ring-timeout-ms $(RING_TIMEOUT_MS)) $(SOAK_FLAGS)
 soak: all
 	tests/vm/soak --duration $(DURATION) $(SOAK_ARGS)
@@ -69,9 +80,10 @@ soak: all
 soak-debug: all
 	tests/vm/soak --debug-kernel --duration $(DURATION) $(SOAK_ARGS)
 
-# make check's soak: two minutes.
+# make check's soak: two minutes, on the tested kernel its seed picks, so
+# that successive runs alternate between them.
 soak-check: all
-	tests/vm/soak --duration 120 $(SOAK_ARGS)
+	tests/vm/soak --duration 120 $(if $(KERNEL),,--kernel by-seed) $(SOAK_ARGS)
 
 bench: userspace
 	tools/ozram-bench/make-bench
