@@ -24,7 +24,7 @@ KVER := $(notdir $(patsubst %/build,%,$(KDIR)))
 export KDIR KVER BUILD
 
 .PHONY: all deps userspace kmod check unit-check kmod-check vm-check soak soak-debug soak-check bench \
-	bench-vm demo gpu-check install clean format checkpatch
+	bench-vm demo gpu-check install clean format checkpatch deb deb-check
 
 all: userspace kmod
 
@@ -101,6 +101,16 @@ demo: all
 
 gpu-check: userspace
 	tests/gpu/gpu-check
+
+# Debian packages: ozram-dkms, ozramd and ozram-tools, built with
+# dpkg-buildpackage -b -us -uc in a copy of the tree, into $(BUILD)/deb.
+deb: deps
+	tools/packaging/build-deb $(BUILD)/deb
+
+# The packages as Debian checks them: lintian with no error or warning, and
+# systemd-analyze verify of their units.
+deb-check: deb
+	tools/packaging/check-deb $(BUILD)/deb
 
 install: all
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
