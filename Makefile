@@ -54,15 +54,14 @@ kmod-check: deps
 	tests/kmod/refuses-preempt-rt
 
 # Every scenario on the in-kernel path, then again with ozramd attached, on
-# each tested kernel (tests/vm/kernels: the newest 6.1 and 6.12 installed).
-# VM_KERNELS=VERSION... narrows it.
+# each tested kernel (tests/vm/kernels: the newest 6.1 and 6.12 installed),
+# VM_JOBS kernels side by side (tests/vm/run-kernels).  VM_KERNELS=VERSION...
+# narrows it.
 VM_KERNELS ?= $(shell tests/vm/kernels)
+VM_JOBS ?= 2
 vm-check: all
 	@test -n "$(VM_KERNELS)" || { echo "vm-check: no kernel to test on (tests/vm/kernels)" >&2; exit 1; }
-	@set -e; for k in $(VM_KERNELS); do \
-		tests/vm/run-all --kernel $$k; \
-		tests/vm/run-all --kernel $$k --agent cpu; \
-	done
+	tests/vm/run-kernels -j $(VM_JOBS) $(VM_KERNELS)
 
 # The soak (tests/vm/soak): every load and fault at once, with the agent.
 # SEED reruns a soak, KERNEL picks its kernel (a uname -r string, or by-seed:
