@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "aligned_pages.hpp"
 #include "cpu/same_filled.hpp"
 #include "ozram/gpu.hpp"
 #include "test_pages.hpp"
@@ -42,32 +43,6 @@ inline std::vector<Page> decompress_all(PageCompressor& compressor, const BatchR
     compressor.decompress(batch, pointers);
     return pages;
 }
-
-// Page-aligned heap memory holding copies of `pages`.
-struct AlignedPages {
-    explicit AlignedPages(const std::vector<Page>& pages)
-        : count(pages.size()),
-          bytes(static_cast<std::uint8_t*>(std::aligned_alloc(PAGE_SIZE, count * PAGE_SIZE))) {
-        for (std::size_t i = 0; i < count; ++i)
-            std::memcpy(page(i), pages[i].data(), PAGE_SIZE);
-    }
-    [[nodiscard]] std::uint8_t* page(std::size_t i) const { return bytes.get() + i * PAGE_SIZE; }
-    [[nodiscard]] std::span<const std::uint8_t> span() const {
-        return {bytes.get(), count * PAGE_SIZE};
-    }
-    [[nodiscard]] std::vector<const std::uint8_t*> pointers() const {
-        std::vector<const std::uint8_t*> all;
-        for (std::size_t i = 0; i < count; ++i)
-            all.push_back(page(i));
-        return all;
-    }
-
-    struct Free {
-        void operator()(std::uint8_t* p) const { std::free(p); }
-    };
-    std::size_t count;
-    std::unique_ptr<std::uint8_t, Free> bytes;
-};
 
 inline std::vector<Page> corpus_pages(std::size_t real) {
     std::vector<Page> pages;

@@ -24,7 +24,7 @@ inline constexpr std::array ALL_GPU_COMPRESS_KERNELS{
     GpuCompressKernel::Reprobe};
 
 // The default: see Documentation/gpu.md for the measurements behind it.
-inline constexpr GpuCompressKernel DEFAULT_GPU_COMPRESS_KERNEL = GpuCompressKernel::Window10;
+inline constexpr GpuCompressKernel DEFAULT_GPU_COMPRESS_KERNEL = GpuCompressKernel::Window11;
 
 // "window-12", "window-11", "window-10", "reprobe".
 [[nodiscard]] constexpr std::string_view to_string(GpuCompressKernel kernel) {

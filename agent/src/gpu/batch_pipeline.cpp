@@ -298,6 +298,26 @@ void BatchPipeline::bring_pages_in(Slot& slot, std::span<const std::uint8_t* con
     device_.upload(slot.pages, staging, std::size_t{n} * PAGE_SIZE, slot.stream);
 }
 
+template <class Enqueue>
+Ticket BatchPipeline::start(Slot& slot, int kind, std::uint32_t count, Enqueue&& enqueue) {
+    try {
+        device_.record(slot.start, slot.stream);
+        enqueue();
+        device_.download(slot.host_descriptors, slot.descriptors, count * sizeof(PageDescriptor),
+                         slot.stream);
+        device_.record(slot.end, slot.stream);
+    } catch (...) {
+        // What the stream holds is abandoned with it.
+        drop_stream(slot);
+        make_stream(slot);
+        throw;
+    }
+    slot.job = static_cast<Slot::Job>(kind);
+    slot.count = count;
+    slot.ticket = next_ticket_++;
+    return slot.ticket;
+}
+
 Ticket BatchPipeline::submit(const CompressJob& job) {
     const std::size_t n = job.pages.size();
     if (n == 0 || n > config_.batch_pages || job.result == nullptr ||
@@ -308,8 +328,8 @@ Ticket BatchPipeline::submit(const CompressJob& job) {
     }
     Slot& slot = free_slot();
     const auto count = static_cast<std::uint32_t>(n);
-    try {
-        device_.record(slot.start, slot.stream);
+    slot.compress = job;
+    return start(slot, static_cast<int>(Slot::Job::Compress), count, [&] {
         bring_pages_in(slot, job.pages);
         device_.record(slot.uploaded, slot.stream);
         device_.compress_pages({config_.kernel, slot.pages, slot.slots, slot.descriptors, count,
@@ -340,19 +360,7 @@ Ticket BatchPipeline::submit(const CompressJob& job) {
                 slot.stream);
             device_.download(slot.host_total, slot.total, sizeof(std::uint32_t), slot.stream);
         }
-        device_.download(slot.host_descriptors, slot.descriptors, n * sizeof(PageDescriptor),
-                         slot.stream);
-        device_.record(slot.end, slot.stream);
-    } catch (...) {
-        drop_stream(slot);
-        make_stream(slot);
-        throw;
-    }
-    slot.job = Slot::Job::Compress;
-    slot.compress = job;
-    slot.count = count;
-    slot.ticket = next_ticket_++;
-    return slot.ticket;
+    });
 }
 
 Ticket BatchPipeline::submit(const DecompressJob& job) {
@@ -366,7 +374,8 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
     Slot& slot = free_slot();
     const auto count = static_cast<std::uint32_t>(n);
     const BatchResult& input = *job.input;
-    try {
+    slot.decompress = job;
+    return start(slot, static_cast<int>(Slot::Job::Decompress), count, [&] {
         // The blocks: one DMA straight from the payload when it is registered
         // and the batch's blocks lie back to back in it, else packed by the
         // host into a pinned buffer.  Only compressed bytes go up either way.
@@ -388,7 +397,6 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
             input.payload.empty()
                 ? std::nullopt
                 : regions_.device_address(input.payload.data(), input.payload.size());
-        device_.record(slot.start, slot.stream);
         std::uint32_t block_bytes = 0;
         if (low && contiguous && payload_address) {
             for (std::size_t i = 0; i < n; ++i) {
@@ -447,19 +455,7 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
             device_.download(const_cast<std::uint8_t*>(staging_pages(slot)), slot.slots,
                              n * PAGE_SIZE, slot.stream);
         }
-        device_.download(slot.host_descriptors, slot.descriptors, n * sizeof(PageDescriptor),
-                         slot.stream);
-        device_.record(slot.end, slot.stream);
-    } catch (...) {
-        drop_stream(slot);
-        make_stream(slot);
-        throw;
-    }
-    slot.job = Slot::Job::Decompress;
-    slot.decompress = job;
-    slot.count = count;
-    slot.ticket = next_ticket_++;
-    return slot.ticket;
+    });
 }
 
 bool BatchPipeline::ready(Ticket ticket) {

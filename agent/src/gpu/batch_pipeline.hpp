@@ -126,6 +126,11 @@ class BatchPipeline {
     struct Slot;
 
     Slot& free_slot();
+    // Enqueues a batch's work on its slot's stream between the start event
+    // and the descriptors' download and end event, and gives it a ticket;
+    // on a failure the slot gets a new stream.
+    template <class Enqueue>
+    Ticket start(Slot& slot, int kind, std::uint32_t count, Enqueue&& enqueue);
     Slot& slot_of(Ticket ticket);
     const std::uint8_t* staging_pages(Slot& slot);
     std::uint8_t* packed_buffer(Slot& slot);

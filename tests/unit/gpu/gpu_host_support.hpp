@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "aligned_pages.hpp"
 #include "emulated_device.hpp"
 #include "gpu/gpu_compressor_factory.hpp"
 #include "ozram/error.hpp"
@@ -46,37 +47,7 @@ inline std::vector<Page> mixed_pages(std::size_t count) {
     return pages;
 }
 
-// Page-aligned memory for `count` pages, with a pointer to each.
-struct Area {
-    explicit Area(std::size_t count)
-        : count(count),
-          bytes(static_cast<std::uint8_t*>(std::aligned_alloc(PAGE_SIZE, count * PAGE_SIZE))) {
-        std::memset(bytes.get(), 0xa5, count * PAGE_SIZE);
-    }
-    Area(const std::vector<Page>& pages) : Area(pages.size()) {
-        for (std::size_t i = 0; i < count; ++i)
-            std::memcpy(page(i), pages[i].data(), PAGE_SIZE);
-    }
-    [[nodiscard]] std::uint8_t* page(std::size_t i) const { return bytes.get() + i * PAGE_SIZE; }
-    [[nodiscard]] std::span<std::uint8_t> span() const { return {bytes.get(), count * PAGE_SIZE}; }
-    [[nodiscard]] std::vector<const std::uint8_t*> inputs() const {
-        std::vector<const std::uint8_t*> all;
-        for (std::size_t i = 0; i < count; ++i)
-            all.push_back(page(i));
-        return all;
-    }
-    [[nodiscard]] std::vector<std::uint8_t*> pointers() const {
-        std::vector<std::uint8_t*> all;
-        for (std::size_t i = 0; i < count; ++i)
-            all.push_back(page(i));
-        return all;
-    }
-    struct Free {
-        void operator()(std::uint8_t* p) const { std::free(p); }
-    };
-    std::size_t count;
-    std::unique_ptr<std::uint8_t, Free> bytes;
-};
+using Area = ozram::testing::AlignedPages;
 
 inline std::vector<const std::uint8_t*> pointers_to(const std::vector<Page>& pages) {
     std::vector<const std::uint8_t*> all;

@@ -31,7 +31,7 @@ TEST(GpuHostHalf, DecompressRestoresEveryPage) {
     BatchResult batch;
     gpu->compress(pointers_to(pages), batch);
     Area restored(pages.size());
-    gpu->decompress(batch, restored.pointers());
+    gpu->decompress(batch, restored.outputs());
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
     EXPECT_EQ(gpu->fallback_batches(), 0u);
@@ -49,8 +49,8 @@ TEST(GpuHostHalf, TheAgentsPathCopiesNothingOnTheHost) {
     ASSERT_TRUE(gpu->register_host_region(staging.span()));
     ASSERT_TRUE(gpu->register_output_region(output.span()));
     BatchResult batch;
-    const auto outputs = output.pointers();
-    gpu->compress_into(staging.inputs(), outputs, batch);
+    const auto outputs = output.outputs();
+    gpu->compress_into(staging.pointers(), outputs, batch);
     EXPECT_EQ(wrong_in_outputs(batch, outputs, pages), 0u);
 
     std::uint64_t compressed = 0;
@@ -76,7 +76,7 @@ TEST(GpuHostHalf, ScatteredPagesAreGatheredByTheDevice) {
     const auto pages = mixed_pages(256);
     Area staging(pages);
     ASSERT_TRUE(gpu->register_host_region(staging.span()));
-    auto inputs = staging.inputs();
+    auto inputs = staging.pointers();
     std::reverse(inputs.begin(), inputs.end());
     std::vector<Page> reversed(pages.rbegin(), pages.rend());
     BatchResult batch;
@@ -102,12 +102,12 @@ TEST(GpuHostHalf, HostBytesPerPageAreAtMostTheCompressedSizeAndADescriptor) {
         if (std::string(where) == "registered outputs")
             ASSERT_TRUE(gpu->register_output_region(output.span()));
         BatchResult batch;
-        const auto outputs = output.pointers();
+        const auto outputs = output.outputs();
         if (std::string(where) == "payload") {
-            gpu->compress(staging.inputs(), batch);
+            gpu->compress(staging.pointers(), batch);
             EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
         } else {
-            gpu->compress_into(staging.inputs(), outputs, batch);
+            gpu->compress_into(staging.pointers(), outputs, batch);
             EXPECT_EQ(wrong_in_outputs(batch, outputs, pages), 0u);
         }
         std::uint64_t stored = 0;
@@ -131,7 +131,7 @@ TEST(GpuHostHalf, UnregisteredPagesAreCopiedAndCounted) {
     Area staging(pages);
     EXPECT_FALSE(gpu->register_host_region(staging.span()));
     BatchResult batch;
-    gpu->compress(staging.inputs(), batch);
+    gpu->compress(staging.pointers(), batch);
     EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
     EXPECT_EQ(gpu->pages_copied(), pages.size());
     EXPECT_EQ(gpu->pages_read_in_place(), 0u);
@@ -153,7 +153,7 @@ TEST(GpuHostHalf, DecompressionUploadsOnlyCompressedBytes) {
         }
         const std::uint64_t uploaded_before = device->bytes_uploaded();
         Area restored(pages.size());
-        gpu->decompress(batch, restored.pointers());
+        gpu->decompress(batch, restored.outputs());
         for (std::size_t i = 0; i < pages.size(); ++i)
             ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
         // Blocks, plus per page an offset, a descriptor and a destination.
@@ -170,7 +170,7 @@ TEST(GpuHostHalf, BatchesInFlightCompleteInAnyOrder) {
     EXPECT_EQ(gpu->max_batch_pages(), 32u);
     const auto pages = mixed_pages(96);
     Area output(pages.size());
-    const auto outputs = output.pointers();
+    const auto outputs = output.outputs();
     const auto inputs = pointers_to(pages);
     std::vector<BatchResult> results(3);
     std::vector<PageCompressor::Ticket> tickets;
@@ -198,7 +198,7 @@ TEST(GpuHostHalf, ABatchTooLargeForASlotIsRefused) {
     const auto pages = mixed_pages(17);
     const auto inputs = pointers_to(pages);
     Area output(pages.size());
-    const auto outputs = output.pointers();
+    const auto outputs = output.outputs();
     BatchResult result;
     EXPECT_THROW((void)gpu->submit(inputs, outputs, result), Error);
     // The synchronous calls split it instead.

@@ -46,7 +46,7 @@ TEST(GpuRecovery, AFailedCopyIsRedoneOnTheCpu) {
         ASSERT_TRUE(gpu->register_host_region(staging.span()));
         device->fail(failing, 1, LAUNCH_FAILED, false);
         // In reverse: scattered, so that the gather kernel reads them.
-        auto inputs = staging.inputs();
+        auto inputs = staging.pointers();
         std::reverse(inputs.begin(), inputs.end());
         BatchResult batch;
         gpu->compress(inputs, batch);
@@ -62,7 +62,7 @@ TEST(GpuRecovery, OneFailedBatchInFlightIsRedoneAlone) {
     auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
     const auto pages = mixed_pages(96);
     Area output(pages.size());
-    const auto outputs = output.pointers();
+    const auto outputs = output.outputs();
     const auto inputs = pointers_to(pages);
     std::vector<BatchResult> results(3);
     std::vector<PageCompressor::Ticket> tickets;
@@ -92,8 +92,8 @@ TEST(GpuRecovery, AFailureOnOneStreamLeavesAnotherCompressorAlone) {
     const auto inputs = pointers_to(pages);
     Area area_a(pages.size());
     Area area_b(pages.size());
-    const auto out_a = area_a.pointers();
-    const auto out_b = area_b.pointers();
+    const auto out_a = area_a.outputs();
+    const auto out_b = area_b.outputs();
     BatchResult result_a;
     BatchResult result_b;
     const auto ticket_b = b->submit(inputs, out_b, result_b);
@@ -129,7 +129,7 @@ TEST(GpuRecovery, ALostContextSendsEveryBatchToTheCpu) {
     const auto pages = mixed_pages(64);
     const auto inputs = pointers_to(pages);
     Area output(pages.size());
-    const auto outputs = output.pointers();
+    const auto outputs = output.outputs();
     std::vector<BatchResult> results(2);
     device->fail(Operation::Compress, 1, ILLEGAL_ADDRESS, true);
     const auto first =
@@ -146,7 +146,7 @@ TEST(GpuRecovery, ALostContextSendsEveryBatchToTheCpu) {
     EXPECT_EQ(wrong_in_payload(later, pages), 0u);
     EXPECT_EQ(later.backend, Backend::Cpu);
     Area restored(pages.size());
-    gpu->decompress(later, restored.pointers());
+    gpu->decompress(later, restored.outputs());
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
 }
@@ -158,7 +158,7 @@ TEST(GpuRecovery, AFailedDecompressionIsRedoneOnTheCpu) {
     gpu->compress(pointers_to(pages), batch);
     device->fail(Operation::Decompress, 1, LAUNCH_FAILED, false);
     Area restored(pages.size());
-    gpu->decompress(batch, restored.pointers());
+    gpu->decompress(batch, restored.outputs());
     for (std::size_t i = 0; i < pages.size(); ++i)
         ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
     EXPECT_EQ(gpu->fallback_batches(), 1u);
