@@ -105,6 +105,18 @@ static inline void ozram_compat_class_set_owner(struct class *class)
 #endif
 }
 
+/*
+ * zsmalloc: the most pages one allocation adds to a pool, a zspage of the
+ * largest kind, which zsmalloc does not export: 1 << ZS_MAX_ZSPAGE_ORDER
+ * (4) until 6.2, CONFIG_ZSMALLOC_CHAIN_SIZE (8 by default, and Debian's)
+ * from 6.3 on.
+ */
+#ifdef CONFIG_ZSMALLOC_CHAIN_SIZE
+#define OZRAM_ZSPAGE_MAX_PAGES	CONFIG_ZSMALLOC_CHAIN_SIZE
+#else
+#define OZRAM_ZSPAGE_MAX_PAGES	4
+#endif
+
 /* Memory mappings: from 6.3 on vm_flags is changed only through helpers. */
 static inline void ozram_compat_vm_flags_mod(struct vm_area_struct *vma,
 					     unsigned long set,

@@ -21,18 +21,12 @@
 #include <linux/zsmalloc.h>
 
 #include "ozram_comp.h"
+#include "ozram_compat.h"
 #include "ozram_drv.h"
 #include "ozram_io.h"
 #include "ozram_io_internal.h"
 #include "ozram_ring_api.h"
 #include "ozram_slot.h"
-
-/*
- * The most pages one zsmalloc allocation adds to a pool: a zspage of the
- * largest kind, 1 << ZS_MAX_ZSPAGE_ORDER pages (zsmalloc.c, Linux 6.1),
- * which zsmalloc does not export.
- */
-#define OZRAM_ZSPAGE_MAX_PAGES	4
 
 /*
  * How far past mem_limit a replacement may take the pool: the zspage its

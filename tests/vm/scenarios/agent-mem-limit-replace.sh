@@ -3,7 +3,8 @@
 # mem_limit holds while pages are parked and recompressed.  Both replace an
 # object with a smaller one (a parked raw page with its compression, an
 # object with its recompression) and hold the two for a moment: the
-# replacement may pass the limit by two zspages of 4 pages, its own and
+# replacement may pass the limit by two zspages (of 4 pages on 6.1, of
+# CONFIG_ZSMALLOC_CHAIN_SIZE pages, 8, on 6.12), its own and
 # the partly filled one earlier replacements left, and no more
 # (ozram_obj_alloc()); recompression compacts the pool to retry what the
 # limit refused.  A sampler reads mem_used_total all along; with the
@@ -20,7 +21,7 @@ S=$(sysdir 0)
 D=$(dev 0)
 LIMIT=$((24 * 1048576))
 PAGE=4096
-ZSPAGE=$((4 * PAGE))
+ZSPAGE=$(($(cat /etc/ozram-zspage-pages) * PAGE))
 SLACK=$((6 * ZSPAGE))
 CHUNKS=96 # of 1 MiB: four times the limit, in text that compresses 3:1 or so
 

@@ -49,8 +49,13 @@ while [ $round -le $ROUNDS ]; do
 	unload_ozram
 	[ -e $CONTROL ] && fail "$CONTROL still exists after rmmod"
 	ls /sys/block | grep -q "^$DEV" && fail "block devices left after rmmod: $(ls /sys/block)"
-	# zsmalloc names its caches after the pool (the disk name).
-	leftover=$(ls /sys/kernel/slab | grep -E "(zspage|zs_handle)-$DEV" || true)
+	# From 6.3 on zsmalloc names its caches after the pool (the disk
+	# name); a cache of its own that outlives the pool is a directory in
+	# /sys/kernel/slab.  One merged into another cache is a symlink there,
+	# which SLUB leaves after the cache is destroyed, whoever made it.
+	leftover=$(for c in /sys/kernel/slab/zspage-$DEV* /sys/kernel/slab/zs_handle-$DEV*; do
+		if [ -d "$c" ] && [ ! -L "$c" ]; then echo "${c##*/}"; fi
+	done)
 	[ -z "$leftover" ] || fail "zsmalloc caches left after rmmod: $leftover"
 	round=$((round + 1))
 done

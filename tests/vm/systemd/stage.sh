@@ -1,0 +1,165 @@
+# One stage of the systemd VM's test (tests/vm/systemd/run), run as root by
+# the root file system's ozram-vm-stage.service once the system is up, with
+# sh -e: the first failing command ends the stage.  $1: the stage.  The
+# second disk, with the packages, is mounted at $T.
+T=/run/ozram-test
+EXAMPLES=/usr/share/doc/ozram-dkms/examples
+export DEBIAN_FRONTEND=noninteractive PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+step() { echo "== [$(cut -d' ' -f1 /proc/uptime)s] $*"; }
+ok() { echo "   ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+# check_eq ACTUAL EXPECTED WHAT
+check_eq() {
+	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+	ok "$3 = '$1'"
+}
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds.
+wait_for() {
+	w_limit=$1 w_what=$2
+	shift 2
+	w_i=0
+	until "$@" >/dev/null 2>&1; do
+		w_i=$((w_i + 1))
+		[ $w_i -le $((w_limit * 2)) ] || fail "$w_what: not within $w_limit s"
+		sleep 0.5
+	done
+	ok "$w_what"
+}
+# The file system but what changes by itself or is apt's and dpkg's own
+# record: what purging must leave as installing found it.
+files() {
+	find / -xdev \( -path /proc -o -path /sys -o -path /run -o -path /dev -o -path /tmp \
+		-o -path /var/tmp -o -path /var/log -o -path /var/lib/apt -o -path /var/cache/apt \
+		-o -path /var/lib/dpkg -o -path /var/cache/debconf -o -path /var/lib/systemd \
+		-o -path /var/cache/ldconfig -o -path /var/cache/man -o -path /lost+found \) -prune \
+		-o -print | grep -v -e '^/etc/ld\.so\.cache$' | sort
+}
+
+case $1 in
+install)
+	step "a Debian 12 system: systemd as PID 1, kernel $(uname -r)"
+	check_eq "$(cat /proc/1/comm)" systemd "PID 1"
+	grep -q '^VERSION_CODENAME=bookworm$' /etc/os-release || fail "not Debian 12"
+	ok "Debian 12 ($(cat /etc/debian_version))"
+	grep -q '^ozram ' /proc/modules && fail "ozram is loaded before the packages are installed"
+	files >"$T/files-before"
+
+	step "apt-get install ./*.deb (the VM has no network: every dependency is installed)"
+	apt-get install -y "$T"/debs/*.deb
+	for p in ozram-dkms ozramd ozram-tools; do
+		check_eq "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p")" "ii " "dpkg status of $p"
+	done
+
+	step "DKMS built ozram.ko for the running kernel"
+	dkms status ozram
+	dkms status -m ozram -k "$(uname -r)" | grep -q ': installed' ||
+		fail "dkms status has no installed ozram for $(uname -r)"
+	ok "dkms: installed for $(uname -r)"
+	# DKMS compresses it as the kernel's own modules are (xz on Debian's 6.12).
+	case $(modinfo -n ozram) in
+	"/lib/modules/$(uname -r)/updates/dkms/ozram.ko" | "/lib/modules/$(uname -r)/updates/dkms/ozram.ko".*)
+		ok "modinfo -n ozram = $(modinfo -n ozram)" ;;
+	*) fail "modinfo -n ozram: $(modinfo -n ozram), not DKMS's" ;;
+	esac
+	check_eq "$(modinfo -F vermagic ozram | cut -d' ' -f1)" "$(uname -r)" "its vermagic"
+
+	step "the agent's unit is enabled, bound to the ring device"
+	check_eq "$(systemctl is-enabled ozramd.service)" enabled "systemctl is-enabled ozramd"
+	systemctl is-active --quiet ozramd.service && fail "ozramd is active without the module"
+	ok "ozramd is not started without the ring device"
+
+	step "the operator's configuration: load ozram at boot, in zram's place, swap by zram-generator"
+	cp "$EXAMPLES/modules-load.d/ozram.conf" /etc/modules-load.d/ozram.conf
+	cp "$EXAMPLES/modprobe.d/ozram-as-zram.conf" /etc/modprobe.d/ozram-as-zram.conf
+	cat >/etc/systemd/zram-generator.conf <<-CONF
+		[zram0]
+		zram-size = 256
+		compression-algorithm = lz4
+	CONF
+	ok "modules-load.d/ozram.conf, modprobe.d/ozram-as-zram.conf, zram-generator.conf"
+	echo boot >"$T/next-stage"
+	;;
+boot)
+	step "the module loaded at boot (systemd-modules-load, zram-generator), with compat=1"
+	grep -q '^ozram ' /proc/modules || fail "ozram is not loaded"
+	ok "ozram is loaded"
+	check_eq "$(cat /sys/module/ozram/parameters/compat)" Y "/sys/module/ozram/parameters/compat"
+	grep -q '^zram ' /proc/modules && fail "stock zram was loaded too"
+	ok "stock zram is not loaded"
+	check_eq "$(systemctl is-active systemd-modules-load.service)" active "systemd-modules-load.service"
+
+	step "zram-generator set up swap on zram0 at boot"
+	wait_for 120 "systemd-zram-setup@zram0.service is active" \
+		sh -c '[ "$(systemctl is-active systemd-zram-setup@zram0.service)" = active ]'
+	wait_for 120 "zram0 is swap" sh -c 'swapon --show=NAME --noheadings | grep -qx /dev/zram0'
+	check_eq "$(cat /sys/block/zram0/disksize)" $((256 * 1048576)) "zram0's disksize"
+	grep -q '\[lz4\]' /sys/block/zram0/comp_algorithm || fail "zram0's algorithm is not lz4"
+	ok "zram0's algorithm is lz4"
+	zramctl
+
+	step "ozramd under its shipped unit"
+	systemctl start ozramd.service
+	wait_for 60 "ozramd.service is active" sh -c '[ "$(systemctl is-active ozramd.service)" = active ]'
+	wait_for 60 "the agent is attached to the ring" sh -c 'ozramctl agent | grep -q "agent: attached"'
+	ozramctl agent
+	pid=$(systemctl show -P MainPID ozramd.service)
+	check_eq "$(cat /proc/$pid/comm)" ozramd "the unit's main process"
+	grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status || fail "ozramd runs without NoNewPrivileges"
+	ok "ozramd runs with NoNewPrivs (the unit's sandbox)"
+
+	step "pages swapped out through the agent read back (tmpfs files larger than the memory left)"
+	mkdir -p /mnt/fill
+	mount -t tmpfs -o size=900M tmpfs /mnt/fill
+	before=$(ozramctl stats -j zram0 | tr ',' '\n' | sed -n 's/.*"agent_cpu_pages": *\([0-9]*\).*/\1/p')
+	i=0
+	while [ $i -lt 8 ]; do
+		# Text that compresses, and a seeded stream that does not.
+		{ seq -f "ozram line %.0f of a file in tmpfs" $((i * 400000)) $((i * 400000 + 399999)) |
+			head -c 50M; head -c 10M /dev/urandom; } >/mnt/fill/f$i
+		md5sum /mnt/fill/f$i >>/run/fill.md5
+		i=$((i + 1))
+	done
+	swapped=$(awk '/^SwapTotal/ { t = $2 } /^SwapFree/ { f = $2 } END { print t - f }' /proc/meminfo)
+	[ "$swapped" -gt 65536 ] || fail "only $swapped kB went to swap"
+	ok "$swapped kB swapped to zram0"
+	md5sum -c --quiet /run/fill.md5 || fail "a file read back differs"
+	ok "every file read back intact"
+	ozramctl stats zram0
+	after=$(ozramctl stats -j zram0 | tr ',' '\n' | sed -n 's/.*"agent_cpu_pages": *\([0-9]*\).*/\1/p')
+	[ -n "$after" ] || fail "ozramctl stats -j has no agent_cpu_pages"
+	[ "$after" -gt "${before:-0}" ] || fail "no page went through the agent ($before, then $after)"
+	ok "ozramctl: $((after - ${before:-0})) pages compressed by the agent"
+	umount /mnt/fill
+
+	step "purge the packages: nothing of them is left"
+	swapoff /dev/zram0
+	apt-get purge -y ozram-dkms ozramd ozram-tools
+	systemctl is-active --quiet ozramd.service && fail "ozramd still runs after the purge"
+	ok "ozramd stopped"
+	modprobe -r ozram || rmmod ozram
+	grep -q '^ozram ' /proc/modules && fail "ozram is still loaded"
+	ok "ozram unloaded"
+	for p in ozram-dkms ozramd ozram-tools; do
+		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' && fail "$p is still installed"
+	done
+	ok "no ozram package installed"
+	dkms status ozram | grep -q . && fail "dkms still knows ozram: $(dkms status ozram)"
+	ok "dkms knows no ozram"
+	# The operator's own files go too, as the operator removes them.
+	rm -f /etc/modules-load.d/ozram.conf /etc/modprobe.d/ozram-as-zram.conf /etc/systemd/zram-generator.conf
+	files >"$T/files-after"
+	if ! diff "$T/files-before" "$T/files-after" >"$T/files-diff"; then
+		sed 's/^/   /' "$T/files-diff"
+		fail "the purge left the file system different from before the install"
+	fi
+	ok "the file system is as before the install ($(wc -l <"$T/files-after") paths compared)"
+	echo done >"$T/next-stage"
+	;;
+*)
+	fail "unknown stage '$1'"
+	;;
+esac
