@@ -37,7 +37,7 @@ MODULE_PARM_DESC(ring_timeout_ms,
 static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify,
-		 "Decode every page the agent compressed, with every algorithm and for recompression too, and compare it with the staged copy (read-only; 0 stores the agent's compressed output of every algorithm unchecked, recompression results included, which replace objects already stored, the kernel's own too)");
+		 "Check every page the agent compressed, with every algorithm and for recompression too, against the staged copy: an LZ4 block by walking it against the page, any other by decoding and comparing (read-only; 0 stores the agent's compressed output of every algorithm unchecked, recompression results included, which replace objects already stored, the kernel's own too)");
 
 struct ozram_ring_state ozram_ring;
 
