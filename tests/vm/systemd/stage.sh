@@ -104,7 +104,7 @@ boot)
 	step "ozramd under its shipped unit"
 	systemctl start ozramd.service
 	wait_for 60 "ozramd.service is active" sh -c '[ "$(systemctl is-active ozramd.service)" = active ]'
-	wait_for 60 "the agent is attached to the ring" sh -c 'ozramctl agent | grep -q "agent: attached"'
+	wait_for 60 "the agent is attached to the ring" sh -c 'ozramctl agent | grep -q "^agent_state: *attached"'
 	ozramctl agent
 	pid=$(systemctl show -P MainPID ozramd.service)
 	check_eq "$(cat /proc/$pid/comm)" ozramd "the unit's main process"
