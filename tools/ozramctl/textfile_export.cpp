@@ -11,6 +11,7 @@
 #include <string>
 
 #include "ozram/error.hpp"
+#include "ozram/unique_fd.hpp"
 
 namespace ozramctl {
 namespace {
@@ -18,28 +19,6 @@ namespace {
 // How many random names to try before giving up: a name taken by chance
 // is as rare as 64 random bits colliding.
 constexpr int NAME_TRIES = 16;
-
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) {
-            close(fd_);
-        }
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int get() const { return fd_; }
-    // Closes now; returns 0 or the errno of the failure.
-    int close_now() {
-        const int fd = fd_;
-        fd_ = -1;
-        return ::close(fd) == 0 ? 0 : errno;
-    }
-
-  private:
-    int fd_;
-};
 
 // Writes all of `text`; returns 0 or the errno of the failure.
 int write_all(int fd, std::string_view text) {
@@ -76,7 +55,7 @@ void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     const std::filesystem::path target = dir / TEXTFILE_NAME;
     // Every name below is looked up in this directory, whatever its path
     // comes to point at meanwhile.
-    Fd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    ozram::UniqueFd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (dir_fd.get() < 0) {
         throw ozram::Error(errno, "cannot open the directory " + dir.string());
     }
@@ -96,7 +75,7 @@ void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     if (fd < 0) {
         throw ozram::Error(errno, "cannot create " + temporary.string());
     }
-    Fd file(fd);
+    ozram::UniqueFd file(fd);
     // The file is for the collector to read, whatever the umask.
     int error = fchmod(file.get(), 0644) == 0 ? write_all(file.get(), text) : errno;
     if (const int closed = file.close_now(); error == 0) {

@@ -15,6 +15,7 @@
 
 #include "cli/integer_option.hpp"
 #include "cli/usage_error.hpp"
+#include "ozram/unique_fd.hpp"
 
 namespace ozram::daemon {
 namespace {
@@ -22,23 +23,6 @@ namespace {
 constexpr std::string_view LOOPBACK = "127.0.0.1";
 // Connections the kernel queues before the thread accepts them.
 constexpr int BACKLOG = 64;
-
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) {
-            close(fd_);
-        }
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-  private:
-    int fd_;
-};
 
 // Whether socket `fd` is bound to `address` (family, address and port).
 bool bound_to(int fd, const sockaddr* address, socklen_t length) {
@@ -196,7 +180,7 @@ int listen_on(const ListenAddress& address, std::vector<int>& inherited) {
             break;
         }
         ++tried;
-        Fd fd(socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
+        UniqueFd fd(socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
         if (fd.get() < 0) {
             saved_errno = errno;
             refused += refused_by_sandbox(saved_errno) ? 1 : 0;
