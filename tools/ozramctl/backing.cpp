@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -163,22 +162,14 @@ bool has_backing_device(const fs::path& dir) {
     return backing && !backing->empty() && *backing != "none";
 }
 
-std::vector<std::string> initialized_devices(const fs::path& block) {
+std::vector<std::string> initialized_devices(const fs::path& block, const DeviceNaming& naming) {
     std::map<std::uint32_t, std::string> devices;  // sorted by number
     std::error_code ignored;
     for (const auto& entry : fs::directory_iterator(block, ignored)) {
         const std::string name = entry.path().filename().string();
-        if (!name.starts_with("ozram")) {
-            continue;
-        }
-        std::uint32_t id = 0;
-        const char* digits = name.c_str() + 5;
-        const char* end = name.c_str() + name.size();
-        const auto parsed = std::from_chars(digits, end, id);
-        const bool canonical = digits[0] != '0' || end - digits == 1;  // no "ozram04"
-        if (parsed.ec == std::errc() && parsed.ptr == end && parsed.ptr != digits && canonical &&
-            read_number(entry.path() / "disksize").value_or(0) != 0) {
-            devices.emplace(id, name);
+        const auto number = naming.number_of(name);
+        if (number && read_number(entry.path() / "disksize").value_or(0) != 0) {
+            devices.emplace(*number, name);
         }
     }
     std::vector<std::string> names;

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "device_names.hpp"
+
 namespace ozramctl {
 
 // zram counts writeback and its limit in units of 4 KiB, whatever the page
@@ -64,9 +66,10 @@ struct WritebackResult {
 WritebackResult run_writeback(const std::filesystem::path& dir, std::string_view name,
                               const WritebackRequest& request);
 
-// The initialized devices (ozramN directories of BLOCK whose disksize is
-// not 0), by number.
-std::vector<std::string> initialized_devices(const std::filesystem::path& block);
+// The initialized devices (directories of BLOCK named as NAMING names disks,
+// whose disksize is not 0), by number.
+std::vector<std::string> initialized_devices(const std::filesystem::path& block,
+                                             const DeviceNaming& naming);
 
 // Whether DIR/backing_dev names a device (zram shows "none" until one is set).
 bool has_backing_device(const std::filesystem::path& dir);

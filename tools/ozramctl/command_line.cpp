@@ -169,11 +169,13 @@ class Parser {
         if (!takes_device(line_.subcommand) || line_.device) {
             throw ozram::cli::unexpected_argument(arg);
         }
-        line_.device = parse_device(arg);
-        if (!line_.device) {
+        const auto device = parse_device_argument(arg);
+        if (!device) {
             throw UsageError("invalid device '" + std::string(arg) +
-                             "' (expected ozramN, /dev/ozramN or N)");
+                             "' (expected ozramN, /dev/ozramN, zramN with compat=1, or N)");
         }
+        line_.device = device->number;
+        line_.device_prefix = device->prefix;
     }
 
     // Options that only make sense for some subcommands are refused elsewhere,
@@ -254,19 +256,6 @@ class Parser {
 
 }  // namespace
 
-std::optional<std::uint32_t> parse_device(std::string_view text) {
-    if (text.starts_with("/dev/")) {
-        text.remove_prefix(5);
-    }
-    if (text.starts_with("ozram")) {
-        text.remove_prefix(5);
-    }
-    if (text.size() > 1 && text.front() == '0') {
-        return std::nullopt;  // "ozram01" names no device
-    }
-    return ozram::cli::parse_integer<std::uint32_t>(text);
-}
-
 CommandLine parse_command_line(const std::vector<std::string_view>& args) {
     return Parser(args).parse();
 }
@@ -289,7 +278,7 @@ std::string usage_text(Subcommand subcommand) {
                    "  -b, --bytes   sizes in bytes\n";
         case Subcommand::stats:
             return "Usage: ozramctl stats [-j | --format FMT] [-b] [-w [--interval SECS]] [DEV]\n"
-                   "Statistics of DEV (ozramN, /dev/ozramN or N), or of every device and\n"
+                   "Statistics of DEV, or of every device and\n"
                    "their total, each number under its one name.\n"
                    "  -j, --json          one JSON object (one per line with --watch)\n"
                    "      --format FMT    text (default), json, or prometheus: the\n"
@@ -409,8 +398,9 @@ std::string usage_text(Subcommand subcommand) {
            "  -h, --help              this text; 'ozramctl COMMAND --help' for a command\n"
            "  -V, --version           the version\n"
            "\n"
-           "DEV is ozramN, /dev/ozramN or N.  Exit status: 0 ok, 1 runtime error,\n"
-           "2 usage error.\n";
+           "DEV is ozramN, /dev/ozramN or N; zramN and /dev/zramN when the module\n"
+           "is loaded with compat=1 and takes zram's names.  Exit status: 0 ok,\n"
+           "1 runtime error, 2 usage error.\n";
 }
 
 }  // namespace ozramctl

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backing.hpp"
+#include "device_names.hpp"
 #include "recompress.hpp"
 
 namespace ozramctl {
@@ -36,6 +37,7 @@ struct CommandLine {
     bool bytes = false;                   // -b, --bytes
     bool watch = false;                   // -w, --watch
     std::optional<std::uint32_t> device;  // DEV
+    std::string_view device_prefix;       // the naming DEV is written in, "" for a number
     // setup
     std::optional<std::uint64_t> size;  // -s, --size SIZE
     bool swap = false;                  // --swap
@@ -48,9 +50,6 @@ struct CommandLine {
     // writeback
     WritebackRequest writeback;  // --type, --limit, --compressed
 };
-
-// "ozram3", "/dev/ozram3" or "3" to 3; empty on anything else.
-std::optional<std::uint32_t> parse_device(std::string_view text);
 
 // The seconds between two samples under --watch and export --interval.
 inline constexpr unsigned DEFAULT_WATCH_SECONDS = 1;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "backing.hpp"
+#include "device_names.hpp"
 #include "device_setup.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
@@ -286,11 +287,12 @@ int recompress(const CommandLine& line) {
 // Over sysfs alone, as zram's tools do: no netlink needed.
 int writeback(const CommandLine& line) {
     std::vector<std::string> names;
+    const DeviceNaming naming = loaded_module_naming().value_or(OZRAM_NAMING);
     if (line.device) {
-        names.push_back("ozram" + std::to_string(*line.device));
+        names.push_back(naming.name(*line.device));
     } else {
         // Every initialized device that has a backing device.
-        for (std::string& name : initialized_devices(SYS_BLOCK)) {
+        for (std::string& name : initialized_devices(SYS_BLOCK, naming)) {
             if (has_backing_device(SYS_BLOCK / name)) {
                 names.push_back(std::move(name));
             }
@@ -340,13 +342,23 @@ int export_metrics(const CommandLine& line) {
 int setup(const CommandLine& line) {
     SetupRequest request{
         .device = line.device, .size = *line.size, .swap = line.swap, .priority = line.priority};
-    print(setup_device(request) + '\n');
+    print(setup_device(request, {.naming = loaded_module_naming().value_or(OZRAM_NAMING)}) + '\n');
     return 0;
 }
 
 }  // namespace
 
 int run_command(const CommandLine& line) {
+    // "zram0" given while the module has its own names, or "ozram0" while it
+    // has zram's: say so, rather than act on a device of the other naming
+    // (the stock zram module's zram0 may well exist).
+    if (line.device) {
+        const auto naming = loaded_module_naming();
+        const DeviceArgument given{*line.device, line.device_prefix};
+        if (auto mismatch = naming ? naming_mismatch(given, *naming) : std::nullopt) {
+            throw ozram::Error(ENODEV, *mismatch);
+        }
+    }
     switch (line.subcommand) {
         case Subcommand::devices:
             return devices(line);

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -18,10 +17,6 @@ namespace ozramctl {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string device_name(std::uint32_t id) {
-    return "ozram" + std::to_string(id);
-}
 
 std::optional<std::uint64_t> read_number(const fs::path& file) {
     std::ifstream in(file);
@@ -47,22 +42,23 @@ int write_attribute(const fs::path& file, const std::string& value) {
 }
 
 void set_disksize(const SysfsRoot& root, std::uint32_t id, std::uint64_t size) {
-    const fs::path file = root.block / device_name(id) / "disksize";
+    const std::string device_name = root.naming.name(id);
+    const fs::path file = root.block / device_name / "disksize";
     if (!fs::exists(file)) {
-        throw ozram::Error(ENODEV, "no such device: " + device_name(id));
+        throw ozram::Error(ENODEV, "no such device: " + device_name);
     }
     switch (int error = write_attribute(file, std::to_string(size))) {
         case 0:
             return;
         case EBUSY:
-            throw ozram::Error(EBUSY, device_name(id) + " is already initialized (reset it first)");
+            throw ozram::Error(EBUSY, device_name + " is already initialized (reset it first)");
         case EACCES:
         case EPERM:
             throw ozram::Error(error, "cannot write " + file.string() + ": " +
                                           std::strerror(error) + " (run as root)");
         default:
-            throw ozram::Error(error, "cannot set the disk size of " + device_name(id) + ": " +
-                                          std::strerror(error));
+            throw ozram::Error(
+                error, "cannot set the disk size of " + device_name + ": " + std::strerror(error));
     }
 }
 
@@ -104,22 +100,15 @@ void enable_swap(const std::string& path, std::optional<int> priority) {
 }  // namespace
 
 std::uint32_t find_free_device(const SysfsRoot& root) {
-    if (!fs::exists(root.control)) {
+    if (!fs::exists(root.control())) {
         throw ozram::Error(ENOENT,
-                           "ozram module not loaded (" + root.control.string() + " not found)");
+                           "ozram module not loaded (" + root.control().string() + " not found)");
     }
     std::map<std::uint32_t, fs::path> devices;  // sorted by number
     std::error_code ignored;
     for (const auto& entry : fs::directory_iterator(root.block, ignored)) {
-        const std::string name = entry.path().filename().string();
-        if (!name.starts_with("ozram")) {
-            continue;
-        }
-        std::uint32_t id = 0;
-        const char* digits = name.c_str() + 5;
-        auto [end, error] = std::from_chars(digits, name.c_str() + name.size(), id);
-        if (error == std::errc() && end == name.c_str() + name.size() && end != digits) {
-            devices.emplace(id, entry.path());
+        if (auto id = root.naming.number_of(entry.path().filename().string())) {
+            devices.emplace(*id, entry.path());
         }
     }
     for (const auto& [id, dir] : devices) {
@@ -128,22 +117,22 @@ std::uint32_t find_free_device(const SysfsRoot& root) {
         }
     }
     // Every device is in use: ask the module for one more.
-    auto added = read_number(root.control / "hot_add");
+    auto added = read_number(root.control() / "hot_add");
     if (!added) {
         throw ozram::Error(ENOSPC, "no free ozram device, and " +
-                                       (root.control / "hot_add").string() + " cannot add one");
+                                       (root.control() / "hot_add").string() + " cannot add one");
     }
     return static_cast<std::uint32_t>(*added);
 }
 
 std::string setup_device(const SetupRequest& request, const SysfsRoot& root) {
-    if (!fs::exists(root.control)) {
+    if (!fs::exists(root.control())) {
         throw ozram::Error(ENOENT,
-                           "ozram module not loaded (" + root.control.string() + " not found)");
+                           "ozram module not loaded (" + root.control().string() + " not found)");
     }
     const std::uint32_t id = request.device ? *request.device : find_free_device(root);
     set_disksize(root, id, request.size);
-    const std::string path = (root.dev / device_name(id)).string();
+    const std::string path = (root.dev / root.naming.name(id)).string();
     if (request.swap) {
         run_mkswap(path);
         enable_swap(path, request.priority);

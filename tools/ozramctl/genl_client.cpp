@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "device_names.hpp"
 #include "ozram/error.hpp"
 #include "ozram_genl.h"
 
@@ -139,7 +140,7 @@ int on_done(nl_msg*, void* arg) {
 }
 
 std::string device_text(std::optional<std::uint32_t> device) {
-    return device ? "ozram" + std::to_string(*device) : "every device";
+    return device ? loaded_module_naming().value_or(OZRAM_NAMING).name(*device) : "every device";
 }
 
 [[noreturn]] void throw_kernel_error(int command, int code, std::optional<std::uint32_t> device) {

@@ -243,9 +243,10 @@ TEST_F(FakeSysfs, InitializedDevicesByNumberAndTheirBackingDevice) {
     }
     std::ofstream(root_ / "ozram3" / "disksize") << "0\n";  // not initialized
     fs::create_directory(root_ / "ozram5");                 // no disksize file
-    EXPECT_EQ(initialized_devices(root_),
+    EXPECT_EQ(initialized_devices(root_, OZRAM_NAMING),
               (std::vector<std::string>{"ozram0", "ozram2", "ozram10"}));
-    EXPECT_TRUE(initialized_devices(root_ / "none").empty());
+    EXPECT_EQ(initialized_devices(root_, ZRAM_NAMING), (std::vector<std::string>{"zram0"}));
+    EXPECT_TRUE(initialized_devices(root_ / "none", OZRAM_NAMING).empty());
     EXPECT_TRUE(has_backing_device(dir_));
     EXPECT_FALSE(has_backing_device(root_ / "ozram2"));
     write("backing_dev", "none\n");

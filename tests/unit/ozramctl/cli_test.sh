@@ -30,7 +30,8 @@ for sub in devices stats agent reset-stats compact setup export latency recompre
 done
 expect 2 'no command given' 
 expect 2 "unknown command 'frob'" frob
-expect 2 "invalid device 'zram0'" stats zram0
+expect 2 "invalid device 'zram01'" stats zram01
+expect 2 "invalid device '/dev/sda'" stats /dev/sda
 expect 2 'setup needs --size' setup
 expect 2 'export needs --textfile DIR' export
 expect 2 "^ozramctl: --format: expected text, json or prometheus, got 'xml'\$" stats --format xml

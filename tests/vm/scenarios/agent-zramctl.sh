@@ -37,6 +37,25 @@ check_eq "$(dd if=$d bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' 
 ring_settle /sys/block/zram$n
 note "backend_stat: $(tr '\n' ' ' </sys/block/zram$n/backend_stat)"
 check_cmp "$(sed -n 's/^agent_cpu_pages: //p' /sys/block/zram$n/backend_stat)" -gt 0 "agent_cpu on $d"
+
+step "ozramctl under zram's names"
+ozramctl devices | tee /tmp/devices
+grep -q "^zram$n " /tmp/devices || fail "ozramctl devices does not list zram$n"
+ozramctl stats zram$n >/tmp/stats || fail "ozramctl stats zram$n failed"
+grep -q "^zram$n" /tmp/stats || fail "ozramctl stats zram$n does not name zram$n"
+ozramctl stats -j /dev/zram$n | grep -q '"orig_data_bytes":16777216' ||
+	fail "ozramctl stats -j /dev/zram$n does not count the 16 MiB written"
+check_eq "$(ozramctl stats ozram$n 2>&1)" \
+	"ozramctl: no such device: ozram$n (the ozram module is loaded with compat=1 and names its devices zramN: zram$n)" \
+	"ozramctl stats ozram$n in compat mode"
+s=$(ozramctl setup --size 8M) || fail "ozramctl setup in compat mode failed"
+[ -b "$s" ] && [ "${s#/dev/zram}" != "$s" ] || fail "ozramctl setup printed '$s', not a /dev/zramN"
+check_eq "$(cat /sys/block/${s#/dev/}/disksize)" 8388608 "disksize of $s"
+dd if=/tmp/m.bin of=$s bs=1M count=8 oflag=direct 2>/dev/null || fail "write to $s failed"
+check_eq "$(dd if=$s bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(dd if=/tmp/m.bin bs=1M count=8 2>/dev/null | md5sum | cut -d' ' -f1)" "data on $s"
+zramctl --reset $s || fail "zramctl --reset $s failed"
+
 zramctl --reset $d || fail "zramctl --reset failed"
 # zramctl resets the device, then removes it through zram-control/hot_remove.
 if [ -e /sys/block/zram$n ]; then
