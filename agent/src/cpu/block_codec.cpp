@@ -4,8 +4,7 @@
 
 namespace ozram {
 
-std::unique_ptr<BlockCodec> make_block_codec(Algorithm algorithm, int lz4_acceleration,
-                                             int level) {
+std::unique_ptr<BlockCodec> make_block_codec(Algorithm algorithm, int lz4_acceleration, int level) {
     switch (algorithm) {
         case Algorithm::Lz4:
             return codecs::make_lz4(level != 0 ? level : lz4_acceleration);

@@ -78,8 +78,9 @@ PageCompressor& CompressorPicker::pick_at(Algorithm algorithm, int level, std::s
     if (level == 0) {
         return pick_for(algorithm, pages);
     }
-    return at_level(leveled_, {algorithm, level},
-                    [&] { return make_at_level(CpuConfig{.algorithm = algorithm, .level = level}); });
+    return at_level(leveled_, {algorithm, level}, [&] {
+        return make_at_level(CpuConfig{.algorithm = algorithm, .level = level});
+    });
 }
 
 PageCompressor& CompressorPicker::fallback_at(Algorithm algorithm, int level) {

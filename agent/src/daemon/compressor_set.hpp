@@ -75,13 +75,6 @@ class CompressorSet final : public CompressorPicker {
 
     [[nodiscard]] bool has_gpu() const { return gpu_ != nullptr; }
 
-  protected:
-    // The CPU pool at the level (the scalar backend when that is the
-    // configured one), with the configured threads and huge threshold.
-    [[nodiscard]] std::unique_ptr<PageCompressor> make_at_level(const CpuConfig& config) override;
-
-  public:
-
     // Where the cost model's choices are counted; null for nowhere.
     void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
@@ -96,6 +89,11 @@ class CompressorSet final : public CompressorPicker {
     // Pages the GPU read in place, and pages it had copied first.
     [[nodiscard]] std::uint64_t gpu_pages_in_place() const;
     [[nodiscard]] std::uint64_t gpu_pages_copied() const;
+
+  protected:
+    // The CPU pool at the level (the scalar backend when that is the
+    // configured one), with the configured threads and huge threshold.
+    [[nodiscard]] std::unique_ptr<PageCompressor> make_at_level(const CpuConfig& config) override;
 
   private:
     BackendChoice choice_;

@@ -232,8 +232,8 @@ TEST(SqeCheck, RejectsSlotsOutOfRangeAndUnknownFlags) {
 }
 
 TEST(SqeLevel, RoundTripsSignedLevelsAndClampsToTheField) {
-    for (const int level : {0, 1, 3, 9, 19, 22, 65537, -1, -5, -131072, OZRAM_RING_LEVEL_MIN,
-                            OZRAM_RING_LEVEL_MAX}) {
+    for (const int level :
+         {0, 1, 3, 9, 19, 22, 65537, -1, -5, -131072, OZRAM_RING_LEVEL_MIN, OZRAM_RING_LEVEL_MAX}) {
         const ozram_ring_sqe sqe{0, 1, 0, ozram_ring_sqe_flags(OZRAM_RING_ALG_ZSTD, level)};
         EXPECT_EQ(ozram_ring_sqe_algorithm(&sqe), OZRAM_RING_ALG_ZSTD) << level;
         EXPECT_EQ(ozram_ring_sqe_level(&sqe), level);
