@@ -8,9 +8,9 @@
  * --expect-level.  --mode picks the frame:
  *   other-level  the page at --level (another level than the device's):
  *                it decodes to the page, so the kernel must accept it;
- *   wrong-page   the page with one byte changed, at the expected level:
- *                it decodes to other bytes, so the kernel must reject it
- *                and compress the page itself.
+ *   wrong-page   the page with one byte changed, at --level: it decodes
+ *                to other bytes, so the kernel must reject it and
+ *                compress the page itself.
  * A page whose frame would not fit under the ring's huge threshold gets
  * its RAW copy.  Exit status 0 when every level was the expected one, 1
  * otherwise or when the ring could not be used, 2 on usage errors.
@@ -35,8 +35,8 @@ static void usage(FILE* out) {
             "usage: level-agent --expect-level N --mode other-level|wrong-page\n"
             "                   [--level N] [--seconds N]\n"
             "Answers the ozram ring's zstd pages for N seconds (default 10) with\n"
-            "frames at --level (other-level, default 1) or of a changed page at\n"
-            "the expected level (wrong-page); fails if a zstd page's level is\n"
+            "frames at --level (default 1) of the page (other-level) or of the page\n"
+            "with one byte changed (wrong-page); fails if a zstd page's level is\n"
             "not --expect-level.\n");
 }
 
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
                 }
                 if (wrong)
                     page[e.generation % sizeof(page)] ^= 0x5a;
-                len = ZSTD_compress(out, h.page_size, page, sizeof(page), wrong ? expect : level);
+                len = ZSTD_compress(out, h.page_size, page, sizeof(page), level);
                 if (!ZSTD_isError(len) && len > 0 && len <= h.huge_threshold) {
                     c.encoding = OZRAM_RING_ENC_COMPRESSED;
                     c.length = (uint32_t)len;
