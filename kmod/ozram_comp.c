@@ -29,6 +29,7 @@
 struct ozram_comp {
 	struct ozram_comp_stream __percpu *streams;
 	struct hlist_node node;
+	struct ozram_comp_level level;
 	char name[OZRAM_COMP_NAME_MAX];
 };
 
@@ -52,8 +53,10 @@ static void ozram_comp_stream_free(struct ozram_comp_stream *strm)
 {
 	if (!IS_ERR_OR_NULL(strm->tfm))
 		crypto_free_comp(strm->tfm);
+	ozram_comp_level_free(strm->level_ws);
 	free_pages((unsigned long)strm->buffer, OZRAM_COMP_BUFFER_ORDER);
 	strm->tfm = NULL;
+	strm->level_ws = NULL;
 	strm->buffer = NULL;
 }
 
@@ -65,7 +68,11 @@ static int ozram_comp_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	strm->tfm = crypto_alloc_comp(comp->name, 0, 0);
 	strm->buffer = (void *)__get_free_pages(GFP_KERNEL,
 						OZRAM_COMP_BUFFER_ORDER);
-	if (IS_ERR_OR_NULL(strm->tfm) || !strm->buffer) {
+	strm->level = &comp->level;
+	if (comp->level.kind != OZRAM_LEVEL_NONE)
+		strm->level_ws = ozram_comp_level_alloc(&comp->level);
+	if (IS_ERR_OR_NULL(strm->tfm) || !strm->buffer ||
+	    (comp->level.kind != OZRAM_LEVEL_NONE && !strm->level_ws)) {
 		ozram_comp_stream_free(strm);
 		pr_err("cannot allocate a %s stream for CPU %u\n", comp->name,
 		       cpu);
@@ -152,7 +159,7 @@ int ozram_comp_ring_algorithm(const char *name)
 	return -1;
 }
 
-struct ozram_comp *ozram_comp_create(const char *name)
+struct ozram_comp *ozram_comp_create(const char *name, s32 level)
 {
 	struct ozram_comp *comp;
 	int cpu, ret;
@@ -160,7 +167,8 @@ struct ozram_comp *ozram_comp_create(const char *name)
 	comp = kzalloc(sizeof(*comp), GFP_KERNEL);
 	if (!comp)
 		return ERR_PTR(-ENOMEM);
-	if (!ozram_comp_copy_name(comp->name, name)) {
+	if (!ozram_comp_copy_name(comp->name, name) ||
+	    ozram_comp_level_init(&comp->level, comp->name, level)) {
 		kfree(comp);
 		return ERR_PTR(-EINVAL);
 	}
@@ -194,6 +202,11 @@ const char *ozram_comp_name(const struct ozram_comp *comp)
 	return comp->name;
 }
 
+s32 ozram_comp_ring_level(const struct ozram_comp *comp)
+{
+	return ozram_comp_level_ring(&comp->level);
+}
+
 struct ozram_comp_stream *ozram_comp_stream_get(struct ozram_comp *comp)
 {
 	local_lock(&comp->streams->lock);
@@ -212,8 +225,12 @@ int ozram_comp_compress(struct ozram_comp_stream *strm, struct page *page,
 	void *src = kmap_local_page(page);
 	int ret;
 
-	ret = crypto_comp_compress(strm->tfm, src, PAGE_SIZE, strm->buffer,
-				   &len);
+	if (strm->level_ws)
+		ret = ozram_comp_level_compress(strm->level, strm->level_ws,
+						src, strm->buffer, len, &len);
+	else
+		ret = crypto_comp_compress(strm->tfm, src, PAGE_SIZE,
+					   strm->buffer, &len);
 	kunmap_local(src);
 	if (ret)
 		return ret;

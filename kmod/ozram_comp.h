@@ -11,16 +11,21 @@
 #include <linux/local_lock.h>
 #include <linux/types.h>
 
+#include "ozram_comp_level.h"
+
 /* A name fits the crypto API's; longer ones do not name an algorithm. */
 #define OZRAM_COMP_NAME_MAX	CRYPTO_MAX_ALG_NAME
 
 /*
  * One CPU's stream: the algorithm's context and an output buffer of two
- * pages, enough for any algorithm's worst case on a page.
+ * pages, enough for any algorithm's worst case on a page; at a chosen
+ * level, the library's working memory too, which compresses instead.
  */
 struct ozram_comp_stream {
 	local_lock_t lock;
 	struct crypto_comp *tfm;
+	const struct ozram_comp_level *level;
+	void *level_ws;
 	void *buffer;
 };
 
@@ -54,9 +59,16 @@ ssize_t ozram_comp_list(char *buf, ssize_t at, const char *selected);
  */
 int ozram_comp_ring_algorithm(const char *name);
 
-struct ozram_comp *ozram_comp_create(const char *name);
+/*
+ * Streams of algorithm @name at @level (OZRAM_COMP_NO_LEVEL: its default).
+ * Return: an ERR_PTR(), -EINVAL for a level the algorithm refuses.
+ */
+struct ozram_comp *ozram_comp_create(const char *name, s32 level);
 void ozram_comp_destroy(struct ozram_comp *comp);
 const char *ozram_comp_name(const struct ozram_comp *comp);
+
+/* The level an agent compresses at: 0 for the algorithm's default. */
+s32 ozram_comp_ring_level(const struct ozram_comp *comp);
 
 /* Disables preemption until ozram_comp_stream_put(). */
 struct ozram_comp_stream *ozram_comp_stream_get(struct ozram_comp *comp);

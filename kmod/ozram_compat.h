@@ -129,4 +129,14 @@ static inline void ozram_compat_vm_flags_mod(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * zram's ABI: from 6.12 on a device has algorithm_params, a compression
+ * level (and a dictionary) per algorithm.  ozram offers the attribute on
+ * the kernels whose zram has it, and only there.
+ */
+static inline bool ozram_compat_has_algorithm_params(void)
+{
+	return LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0);
+}
+
 #endif /* _OZRAM_COMPAT_H_ */

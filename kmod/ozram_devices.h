@@ -30,6 +30,8 @@ int ozram_compact(struct ozram *oz);
 /* sysfs (ozram_sysfs.c, and writeback's files in ozram_sysfs_wb.c) */
 extern const struct attribute_group *ozram_disk_groups[];
 extern const struct attribute_group ozram_wb_attr_group;
+/* algorithm_params (ozram_sysfs_params.c) */
+extern const struct attribute_group ozram_params_attr_group;
 
 /* The device whose disk has the sysfs files of @dev. */
 static inline struct ozram *dev_to_ozram(struct device *dev)

@@ -62,7 +62,8 @@ static int ozram_comps_create(struct ozram *oz)
 
 		if (!oz->comp_names[prio][0])
 			continue;
-		comp = ozram_comp_create(oz->comp_names[prio]);
+		comp = ozram_comp_create(oz->comp_names[prio],
+					 oz->comp_levels[prio]);
 		if (IS_ERR(comp)) {
 			pr_err("%s: cannot use %s: %ld\n", oz->disk->disk_name,
 			       oz->comp_names[prio], PTR_ERR(comp));
@@ -71,8 +72,17 @@ static int ozram_comps_create(struct ozram *oz)
 		}
 		oz->comps[prio] = comp;
 		oz->ring_algs[prio] = ozram_comp_ring_algorithm(oz->comp_names[prio]);
+		oz->ring_levels[prio] = ozram_comp_ring_level(comp);
 	}
 	return 0;
+}
+
+static void ozram_comp_levels_reset(struct ozram *oz)
+{
+	int prio;
+
+	for (prio = 0; prio < OZRAM_MAX_COMPS; prio++)
+		oz->comp_levels[prio] = OZRAM_COMP_NO_LEVEL;
 }
 
 static void ozram_meta_free(struct ozram *oz, u64 disksize)
@@ -159,6 +169,8 @@ void ozram_reset_device(struct ozram *oz)
 	/* As zram: the device's algorithm stays, recompression ones go. */
 	memset(oz->comp_names[OZRAM_PRIMARY_COMP + 1], 0,
 	       sizeof(oz->comp_names) - sizeof(oz->comp_names[0]));
+	/* As zram 6.12: every algorithm's parameters go. */
+	ozram_comp_levels_reset(oz);
 	ozram_ring_unlock_devices();
 	up_write(&oz->init_lock);
 }
@@ -231,6 +243,7 @@ int ozram_add(void)
 	oz->wb_compressed = true;
 	strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
 		sizeof(oz->comp_names[0]));
+	ozram_comp_levels_reset(oz);
 
 	oz->disk = ozram_compat_alloc_disk(OZRAM_LOGICAL_BLOCK_SIZE);
 	if (IS_ERR(oz->disk)) {

@@ -55,8 +55,15 @@ struct ozram {
 	 */
 	char comp_names[OZRAM_MAX_COMPS][OZRAM_COMP_NAME_MAX];
 	struct ozram_comp *comps[OZRAM_MAX_COMPS];
+	/*
+	 * Each one's level (algorithm_params), OZRAM_COMP_NO_LEVEL for its
+	 * default: under init_lock, taken by the streams as they are made.
+	 */
+	s32 comp_levels[OZRAM_MAX_COMPS];
 	/* Each one's enum ozram_ring_algorithm, -1 for none an agent does. */
 	int ring_algs[OZRAM_MAX_COMPS];
+	/* And the level an agent compresses it at, 0 for the default. */
+	s32 ring_levels[OZRAM_MAX_COMPS];
 	/* Protected by disk->open_mutex: set while reset or removal runs. */
 	bool claim;
 	/*

@@ -291,6 +291,7 @@ int ozram_stage_locked(struct ozram *oz, u32 index, struct page *page)
 		.index = index,
 		.comp = oz->comps[OZRAM_PRIMARY_COMP],
 		.algorithm = oz->ring_algs[OZRAM_PRIMARY_COMP],
+		.level = oz->ring_levels[OZRAM_PRIMARY_COMP],
 		.admission = true,
 	};
 	int ret;

@@ -250,6 +250,7 @@ static bool ozram_recomp_offload(struct ozram_recomp_batch *batch, u32 index,
 		.index = index,
 		.comp = batch->oz->comps[batch->prio],
 		.algorithm = batch->oz->ring_algs[batch->prio],
+		.level = batch->oz->ring_levels[batch->prio],
 	};
 	int ret;
 

@@ -180,7 +180,7 @@ int ozram_ring_init(void)
 	/* Twice as many entries as slots: a taken-back slot may be queued twice. */
 	ozram_ring_init_header(&r->geo, ring_slots, 2 * ring_slots,
 			       ozram_huge_class_size - 1);
-	r->geo.features = OZRAM_RING_FEAT_ALGORITHMS;
+	r->geo.features = OZRAM_RING_FEAT_ALGORITHMS | OZRAM_RING_FEAT_LEVELS;
 	ret = ozram_ring_alloc();
 	if (ret)
 		return ret;

@@ -82,6 +82,7 @@ struct ozram_ring_req {
 	/* The algorithm the agent uses; verify=1 decodes results with it. */
 	struct ozram_comp *comp;
 	int algorithm;			/* its enum ozram_ring_algorithm, or -1 */
+	s32 level;			/* its level for the agent, 0: default */
 	/*
 	 * A written page, staged while admission is open (ozram_ring_admit()):
 	 * finding the ring full closes admission.
@@ -123,8 +124,8 @@ void ozram_ring_count_inline(bool admission);
  * returns: an owner that must be ready for it first holds a lock its ops
  * take (a written page: its device slot lock, until the slot names the
  * staging).  Return: 0 when staged, -ENODEV when no agent is attached,
- * -EOPNOTSUPP when the agent does not do the algorithm, -EBUSY when the
- * ring has no room.
+ * -EOPNOTSUPP when the agent does not do the algorithm (or the level of a
+ * page that has one), -EBUSY when the ring has no room.
  */
 int ozram_ring_stage(struct ozram_ring_req *req, struct page *page);
 

@@ -65,6 +65,7 @@ static int ozram_ring_attach(void)
 		r->agent = get_pid(task_tgid(current));
 		/* Until it says more, an agent compresses LZ4 pages only. */
 		r->agent_algorithms = BIT(OZRAM_RING_ALG_LZ4);
+		r->agent_levels = false;
 		r->last_progress = jiffies;
 		ozram_ring_admit_reset();
 		r->attached = true;
@@ -179,12 +180,14 @@ static long ozram_ring_set_algorithms(struct file *file, u32 __user *arg)
 
 	if (get_user(mask, arg))
 		return -EFAULT;
-	if (mask & ~(BIT(OZRAM_RING_ALG_NR) - 1))
+	if (mask & ~(BIT(OZRAM_RING_ALG_NR) - 1) & ~OZRAM_RING_ALGS_LEVELS)
 		return -EINVAL;
 	mutex_lock(&r->attach_mutex);
 	if (ozram_ring_file_current(file) && r->attached) {
 		spin_lock(&r->lock);
-		r->agent_algorithms = mask | BIT(OZRAM_RING_ALG_LZ4);
+		r->agent_algorithms = (mask & (BIT(OZRAM_RING_ALG_NR) - 1)) |
+				      BIT(OZRAM_RING_ALG_LZ4);
+		r->agent_levels = mask & OZRAM_RING_ALGS_LEVELS;
 		spin_unlock(&r->lock);
 	} else {
 		ret = -ENODEV;

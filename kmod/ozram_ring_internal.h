@@ -89,6 +89,8 @@ struct ozram_ring_state {
 	struct pid *agent;	/* the attached agent's thread group */
 	/* What it compresses: 1 << enum ozram_ring_algorithm each. */
 	u32 agent_algorithms;
+	/* Whether it compresses at each page's level (ABI 1.5). */
+	bool agent_levels;
 	/*
 	 * Kept slots that store_work compresses and stores: taken back,
 	 * drained, or deferred because storing them needed reclaim in the

@@ -178,7 +178,8 @@ int ozram_ring_stage(struct ozram_ring_req *req, struct page *page)
 		spin_unlock(&r->lock);
 		return -ENODEV;
 	}
-	if (algorithm < 0 || !(r->agent_algorithms & BIT(algorithm))) {
+	if (algorithm < 0 || !(r->agent_algorithms & BIT(algorithm)) ||
+	    (req->level && !r->agent_levels)) {
 		spin_unlock(&r->lock);
 		ozram_ring_count(OZRAM_RING_STAT_UNSUPPORTED, 1);
 		return -EOPNOTSUPP;
@@ -206,7 +207,7 @@ int ozram_ring_stage(struct ozram_ring_req *req, struct page *page)
 	sqe.slot = slot;
 	sqe.generation = gen;
 	sqe.device_id = req->oz->id;
-	sqe.flags = algorithm;
+	sqe.flags = ozram_ring_sqe_flags(algorithm, req->level);
 	ozram_ring_write_sqe(a, &r->geo, r->sq_tail, &sqe);
 	ozram_ring_publish_sq_tail(a, ++r->sq_tail);
 	spin_unlock(&r->lock);

@@ -456,5 +456,6 @@ static const struct attribute_group ozram_disk_group = {
 const struct attribute_group *ozram_disk_groups[] = {
 	&ozram_disk_group,
 	&ozram_wb_attr_group,
+	&ozram_params_attr_group,
 	NULL,
 };

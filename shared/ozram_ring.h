@@ -21,7 +21,7 @@
 #define OZRAM_RING_MAGIC	0x4d525a4fU	/* "OZRM" in little endian */
 /* Major: incompatible layout change.  Minor: compatible additions only. */
 #define OZRAM_RING_ABI_MAJOR	1
-#define OZRAM_RING_ABI_MINOR	4
+#define OZRAM_RING_ABI_MINOR	5
 
 #define OZRAM_RING_PAGE_SIZE	4096U
 #define OZRAM_RING_CACHELINE	64U
@@ -72,6 +72,13 @@ struct ozram_ring_header {
  *   page's algorithm in sqe.flags, and accepts OZRAM_RING_ENC_COMPRESSED.
  */
 #define OZRAM_RING_FEAT_ALGORITHMS	0x1U
+/*
+ * header.features (ABI 1.5):
+ * LEVELS: a page's submission may carry the compression level its device
+ *   chose (algorithm_params), to an agent that asked for levels with
+ *   OZRAM_RING_ALGS_LEVELS.  Other agents get no page with a level.
+ */
+#define OZRAM_RING_FEAT_LEVELS		0x2U
 
 /* A 32-bit index alone on its cache line, so the two sides never share one. */
 struct ozram_ring_index {
@@ -111,7 +118,7 @@ struct ozram_ring_sqe {
 	__u32 slot;		/* < header.slots */
 	__u32 generation;	/* bumped by the producer at every reuse of slot */
 	__u32 device_id;	/* which /dev/ozramN: for statistics only */
-	__u32 flags;		/* the page's algorithm (1.3); other bits zero */
+	__u32 flags;		/* the page's algorithm (1.3) and level (1.5) */
 };
 
 /*
@@ -129,6 +136,18 @@ enum ozram_ring_algorithm {
 };
 
 #define OZRAM_RING_SQE_ALGORITHM	0xffU
+
+/*
+ * The compression level of a page, in the bits above the algorithm (ABI
+ * 1.5, to an agent that asked for OZRAM_RING_ALGS_LEVELS): a signed 24-bit
+ * number, as the kernel's library of the algorithm takes it (LZ4's
+ * acceleration, LZ4HC's and zstd's level); 0 is the library's default,
+ * which is also what every other producer's page asks for.  Levels beyond
+ * the range are sent as its ends: each library clamps them further.
+ */
+#define OZRAM_RING_SQE_LEVEL_SHIFT	8
+#define OZRAM_RING_LEVEL_MIN		(-(1 << 23))
+#define OZRAM_RING_LEVEL_MAX		((1 << 23) - 1)
 
 /* Completion status: OZRAM_RING_STATUS_OK or a negative errno (-4095..-1). */
 #define OZRAM_RING_STATUS_OK		0
@@ -191,6 +210,8 @@ static_assert(sizeof(struct ozram_ring_cqe) == 32, "cqe");
  *   OZRAM_RING_FEAT_ALGORITHMS): the algorithms the agent compresses, bit
  *   1 << OZRAM_RING_ALG_* each; LZ4 always.  Unknown bits: EINVAL.  Until
  *   it is called, and from each attach, an agent gets LZ4 pages only.
+ *   From ABI 1.5, with OZRAM_RING_FEAT_LEVELS, OZRAM_RING_ALGS_LEVELS in
+ *   the mask says that the agent compresses at each page's level.
  * - mmap(): offset 0 maps [0, staging.offset) read-write; offset
  *   staging.offset maps the staging area, read-only.
  * read() and write() are not doorbells: they fail with EINVAL.
@@ -199,6 +220,7 @@ static_assert(sizeof(struct ozram_ring_cqe) == 32, "cqe");
 #define OZRAM_RING_IOC_COMPLETE	_IO(OZRAM_RING_IOC_MAGIC, 1)
 #define OZRAM_RING_IOC_DETACH	_IO(OZRAM_RING_IOC_MAGIC, 2)
 #define OZRAM_RING_IOC_SET_ALGORITHMS _IOW(OZRAM_RING_IOC_MAGIC, 3, __u32)
+#define OZRAM_RING_ALGS_LEVELS	0x80000000U
 
 /* What ozram_ring_check_header() and ozram_ring_check_cqe() find. */
 enum ozram_ring_verdict {
@@ -412,16 +434,40 @@ ozram_ring_check_cqe(const struct ozram_ring_cqe *cqe, __u32 slots,
 	}
 }
 
-/* The agent's check of one submission (a private copy of it). */
+/*
+ * The agent's check of one submission (a private copy of it); @levels: the
+ * agent asked for levels (OZRAM_RING_ALGS_LEVELS), and a level is no
+ * unknown bit.
+ */
 static inline enum ozram_ring_verdict
-ozram_ring_check_sqe(const struct ozram_ring_sqe *sqe, __u32 slots)
+ozram_ring_check_sqe(const struct ozram_ring_sqe *sqe, __u32 slots,
+		     int levels)
 {
 	if (sqe->slot >= slots)
 		return OZRAM_RING_BAD_SLOT;
-	if ((sqe->flags & ~OZRAM_RING_SQE_ALGORITHM) ||
+	if ((!levels && (sqe->flags & ~OZRAM_RING_SQE_ALGORITHM)) ||
 	    (sqe->flags & OZRAM_RING_SQE_ALGORITHM) >= OZRAM_RING_ALG_NR)
 		return OZRAM_RING_BAD_FLAGS;
 	return OZRAM_RING_OK;
+}
+
+/* The flags of a submission of a page of @algorithm at @level. */
+static inline __u32 ozram_ring_sqe_flags(__u32 algorithm, __s32 level)
+{
+	if (level < OZRAM_RING_LEVEL_MIN)
+		level = OZRAM_RING_LEVEL_MIN;
+	if (level > OZRAM_RING_LEVEL_MAX)
+		level = OZRAM_RING_LEVEL_MAX;
+	return algorithm | ((__u32)level << OZRAM_RING_SQE_LEVEL_SHIFT);
+}
+
+/* The level of a checked submission, 0 for the library's default. */
+static inline __s32 ozram_ring_sqe_level(const struct ozram_ring_sqe *sqe)
+{
+	__u32 bits = sqe->flags >> OZRAM_RING_SQE_LEVEL_SHIFT;
+
+	/* Sign-extends the 24-bit field without shifting a negative number. */
+	return (__s32)(bits ^ 0x800000U) - 0x800000;
 }
 
 /* The algorithm of a checked submission. */

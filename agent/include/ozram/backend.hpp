@@ -28,6 +28,10 @@ struct CpuConfig {
     std::size_t huge_threshold = DEFAULT_HUGE_THRESHOLD;  // largest LZ4 block kept
     int lz4_acceleration = 1;                             // liblz4's acceleration factor
     Algorithm algorithm = Algorithm::Lz4;                 // the format pages are compressed in
+    // The format's level, as the ring's submissions carry it (LZ4's
+    // acceleration, LZ4HC's and zstd's level; ignored by LZO); 0: the level
+    // of the kernel's algorithm by default, and lz4_acceleration for LZ4.
+    int level = 0;
 };
 
 class PageCompressor {

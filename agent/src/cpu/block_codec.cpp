@@ -4,17 +4,17 @@
 
 namespace ozram {
 
-std::unique_ptr<BlockCodec> make_block_codec(Algorithm algorithm, int lz4_acceleration) {
+std::unique_ptr<BlockCodec> make_block_codec(Algorithm algorithm, int lz4_acceleration, int level) {
     switch (algorithm) {
         case Algorithm::Lz4:
-            return codecs::make_lz4(lz4_acceleration);
+            return codecs::make_lz4(level != 0 ? level : lz4_acceleration);
         case Algorithm::Lz4hc:
-            return codecs::make_lz4hc();
+            return codecs::make_lz4hc(level);
         case Algorithm::Lzo:
         case Algorithm::LzoRle:
             return codecs::make_lzo();
         case Algorithm::Zstd:
-            return codecs::make_zstd();
+            return codecs::make_zstd(level);
     }
     return nullptr;
 }

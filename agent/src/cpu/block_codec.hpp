@@ -24,9 +24,10 @@ class BlockCodec {
     [[nodiscard]] virtual std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) = 0;
 };
 
-// `lz4_acceleration` is liblz4's acceleration factor, for Algorithm::Lz4.
+// `lz4_acceleration` is liblz4's acceleration factor, for Algorithm::Lz4 at
+// level 0; `level` any other (CpuConfig::level).
 [[nodiscard]] std::unique_ptr<BlockCodec> make_block_codec(Algorithm algorithm,
-                                                           int lz4_acceleration);
+                                                           int lz4_acceleration, int level = 0);
 
 // Decodes `len` bytes at `src` with the safe decoder of the format; true
 // when they give exactly one page, written to `page`.  Never reads past

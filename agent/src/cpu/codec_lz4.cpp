@@ -35,19 +35,23 @@ class Lz4Codec final : public BlockCodec {
     int acceleration_;
 };
 
-// The kernel's lz4hc compresses at LZ4HC_DEFAULT_CLEVEL, liblz4's default.
+// The kernel's lz4hc compresses at LZ4HC_DEFAULT_CLEVEL, liblz4's default,
+// unless the device chose a level.
 class Lz4hcCodec final : public BlockCodec {
   public:
-    Lz4hcCodec() { LZ4_initStreamHC(&state_, sizeof(state_)); }
+    explicit Lz4hcCodec(int level) : level_(level != 0 ? level : LZ4HC_CLEVEL_DEFAULT) {
+        LZ4_initStreamHC(&state_, sizeof(state_));
+    }
     std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
         const int length = LZ4_compress_HC_extStateHC_fastReset(
             &state_, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(dst),
-            static_cast<int>(PAGE_SIZE), static_cast<int>(BLOCK_BOUND), LZ4HC_CLEVEL_DEFAULT);
+            static_cast<int>(PAGE_SIZE), static_cast<int>(BLOCK_BOUND), level_);
         return length > 0 ? static_cast<std::size_t>(length) : 0;
     }
 
   private:
     LZ4_streamHC_t state_{};
+    int level_;
 };
 
 }  // namespace
@@ -56,8 +60,8 @@ std::unique_ptr<BlockCodec> make_lz4(int acceleration) {
     return std::make_unique<Lz4Codec>(acceleration);
 }
 
-std::unique_ptr<BlockCodec> make_lz4hc() {
-    return std::make_unique<Lz4hcCodec>();
+std::unique_ptr<BlockCodec> make_lz4hc(int level) {
+    return std::make_unique<Lz4hcCodec>(level);
 }
 
 bool decompress_lz4(const std::uint8_t* src, std::size_t len, std::uint8_t* page) {

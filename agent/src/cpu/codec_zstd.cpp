@@ -5,7 +5,10 @@
 // Here the parameters are set once, when the context is made: libzstd keeps
 // them across frames, and ZSTD_compress2 given a whole page pledges its size
 // itself, so each page gets the frame the kernel's calls would give it,
-// without ten parameter calls and a full reset per page.
+// without ten parameter calls and a full reset per page.  At a level the
+// device chose (algorithm_params), the module and zram 6.12 ask for that
+// level's parameters for a page (zstd_get_params(level, PAGE_SIZE)): so
+// does this codec.
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getParams
 #include <zstd.h>
 
@@ -24,11 +27,13 @@ static_assert(ZSTD_COMPRESSBOUND(PAGE_SIZE) <= BLOCK_BOUND);
 
 class ZstdCodec final : public BlockCodec {
   public:
-    ZstdCodec() : context_(ZSTD_createCCtx()) {
+    explicit ZstdCodec(int level) : context_(ZSTD_createCCtx()) {
         if (context_ == nullptr) {
             throw Error(ENOMEM, "libzstd: no memory for a compression context");
         }
-        if (!set_up(ZSTD_getParams(KERNEL_ZSTD_LEVEL, 0, 0))) {
+        const ZSTD_parameters params = level == 0 ? ZSTD_getParams(KERNEL_ZSTD_LEVEL, 0, 0)
+                                                  : ZSTD_getParams(level, PAGE_SIZE, 0);
+        if (!set_up(params)) {
             ZSTD_freeCCtx(context_);
             throw Error(EINVAL, "libzstd refused the kernel's zstd parameters");
         }
@@ -78,8 +83,8 @@ class ZstdCodec final : public BlockCodec {
 
 }  // namespace
 
-std::unique_ptr<BlockCodec> make_zstd() {
-    return std::make_unique<ZstdCodec>();
+std::unique_ptr<BlockCodec> make_zstd(int level) {
+    return std::make_unique<ZstdCodec>(level);
 }
 
 // ZSTD_decompress would allocate and free a decoding context of some 100 KiB

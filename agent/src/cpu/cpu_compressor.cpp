@@ -52,7 +52,8 @@ CpuCompressor::CpuCompressor(Backend backend, const CpuConfig& config)
           this) {
     encoders_.reserve(pool_.participants());
     for (unsigned i = 0; i < pool_.participants(); ++i) {
-        encoders_.emplace_back(config.huge_threshold, config.lz4_acceleration, config.algorithm);
+        encoders_.emplace_back(config.huge_threshold, config.lz4_acceleration, config.algorithm,
+                               config.level);
     }
 }
 

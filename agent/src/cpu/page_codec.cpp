@@ -21,8 +21,9 @@ struct PageEncoder::Scratch {
     std::uint8_t bytes[BLOCK_BOUND];
 };
 
-PageEncoder::PageEncoder(std::size_t huge_threshold, int lz4_acceleration, Algorithm algorithm)
-    : codec_(make_block_codec(algorithm, lz4_acceleration)),
+PageEncoder::PageEncoder(std::size_t huge_threshold, int lz4_acceleration, Algorithm algorithm,
+                         int level)
+    : codec_(make_block_codec(algorithm, lz4_acceleration, level)),
       scratch_(std::make_unique<Scratch>()),
       threshold_(huge_threshold),
       compressed_(algorithm == Algorithm::Lz4 ? PageEncoding::Lz4 : PageEncoding::Compressed) {}

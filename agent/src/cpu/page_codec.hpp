@@ -22,7 +22,7 @@ class PageEncoder {
     // compressed form is longer is stored raw (zram: comp_len >=
     // huge_class_size, with huge_threshold = huge_class_size - 1).
     PageEncoder(std::size_t huge_threshold, int lz4_acceleration,
-                Algorithm algorithm = Algorithm::Lz4);
+                Algorithm algorithm = Algorithm::Lz4, int level = 0);
     ~PageEncoder();
     PageEncoder(PageEncoder&&) noexcept;
     PageEncoder& operator=(PageEncoder&&) noexcept;

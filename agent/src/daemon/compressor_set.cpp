@@ -60,6 +60,51 @@ PageCompressor& CompressorPicker::fallback_for(Algorithm algorithm) {
     return *compressor;
 }
 
+PageCompressor& CompressorPicker::at_level(
+    std::map<Key, std::unique_ptr<PageCompressor>>& kept, Key key,
+    const std::function<std::unique_ptr<PageCompressor>()>& make) {
+    if (const auto found = kept.find(key); found != kept.end()) {
+        return *found->second;
+    }
+    if (kept.size() >= MAX_LEVELS) {
+        throw Error(EOPNOTSUPP, "more than " + std::to_string(MAX_LEVELS) +
+                                    " formats at a level: " + std::string(to_string(key.first)) +
+                                    " at level " + std::to_string(key.second) + " not kept");
+    }
+    return *kept.emplace(key, make()).first->second;
+}
+
+PageCompressor& CompressorPicker::pick_at(Algorithm algorithm, int level, std::size_t pages) {
+    if (level == 0) {
+        return pick_for(algorithm, pages);
+    }
+    return at_level(leveled_, {algorithm, level}, [&] {
+        return make_at_level(CpuConfig{.algorithm = algorithm, .level = level});
+    });
+}
+
+PageCompressor& CompressorPicker::fallback_at(Algorithm algorithm, int level) {
+    if (level == 0) {
+        return fallback_for(algorithm);
+    }
+    return at_level(leveled_fallbacks_, {algorithm, level}, [&] {
+        return make_cpu_compressor(Backend::Scalar,
+                                   CpuConfig{.algorithm = algorithm, .level = level});
+    });
+}
+
+std::unique_ptr<PageCompressor> CompressorPicker::make_at_level(const CpuConfig& config) {
+    return make_cpu_compressor(Backend::Scalar, config);
+}
+
+std::unique_ptr<PageCompressor> CompressorSet::make_at_level(const CpuConfig& config) {
+    CpuConfig at = cpu_config_;
+    at.algorithm = config.algorithm;
+    at.level = config.level;
+    return make_cpu_compressor(choice_ == BackendChoice::Scalar ? Backend::Scalar : Backend::Cpu,
+                               at);
+}
+
 CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
     : choice_(choice),
       scalar_(make_cpu_compressor(Backend::Scalar, cpu)),

@@ -4,8 +4,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <span>
+#include <utility>
 
 #include "agent_metrics.hpp"
 #include "config.hpp"
@@ -28,8 +31,28 @@ class CompressorPicker {
     // the calling thread per format, on first use.
     [[nodiscard]] virtual PageCompressor& fallback_for(Algorithm algorithm);
 
+    // The same for pages at `level` (the ring's, set by the device's
+    // algorithm_params): pick_for() and fallback_for() at level 0; at any
+    // other a CPU compressor of the format at that level, made on first use
+    // and kept (the GPU's LZ4 has no levels).  Throws Error(EOPNOTSUPP)
+    // beyond MAX_LEVELS formats at a level: the producer compresses those.
+    [[nodiscard]] PageCompressor& pick_at(Algorithm algorithm, int level, std::size_t pages);
+    [[nodiscard]] PageCompressor& fallback_at(Algorithm algorithm, int level);
+    static constexpr std::size_t MAX_LEVELS = 32;
+
+  protected:
+    // A compressor of `config`'s format at its level, for pick_at(): the
+    // scalar one by default.
+    [[nodiscard]] virtual std::unique_ptr<PageCompressor> make_at_level(const CpuConfig& config);
+
   private:
+    using Key = std::pair<Algorithm, int>;
+    static PageCompressor& at_level(std::map<Key, std::unique_ptr<PageCompressor>>& kept, Key key,
+                                    const std::function<std::unique_ptr<PageCompressor>()>& make);
+
     std::array<std::unique_ptr<PageCompressor>, ALGORITHM_COUNT> fallbacks_;
+    std::map<Key, std::unique_ptr<PageCompressor>> leveled_;
+    std::map<Key, std::unique_ptr<PageCompressor>> leveled_fallbacks_;
 };
 
 class CompressorSet final : public CompressorPicker {
@@ -66,6 +89,11 @@ class CompressorSet final : public CompressorPicker {
     // Pages the GPU read in place, and pages it had copied first.
     [[nodiscard]] std::uint64_t gpu_pages_in_place() const;
     [[nodiscard]] std::uint64_t gpu_pages_copied() const;
+
+  protected:
+    // The CPU pool at the level (the scalar backend when that is the
+    // configured one), with the configured threads and huge threshold.
+    [[nodiscard]] std::unique_ptr<PageCompressor> make_at_level(const CpuConfig& config) override;
 
   private:
     BackendChoice choice_;

@@ -70,7 +70,8 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker,
       spare_sqes_(transport.view().header.slots),
       spare_pages_(transport.view().header.slots),
       gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
-      raw_length_(ozram_ring_producer_raw_length(&transport.view().header)) {
+      raw_length_(ozram_ring_producer_raw_length(&transport.view().header)),
+      levels_((transport.view().header.features & OZRAM_RING_FEAT_LEVELS) != 0) {
     set_batches_in_flight(DEFAULT_BATCHES_IN_FLIGHT);
 }
 
@@ -134,7 +135,7 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
         std::uint32_t first = 0;
         for (std::uint32_t algorithm = 0; algorithm < OZRAM_RING_ALG_NR; ++algorithm) {
             if (runs[algorithm] != 0) {
-                start_run(first, runs[algorithm], static_cast<Algorithm>(algorithm));
+                start_levels(first, runs[algorithm], static_cast<Algorithm>(algorithm));
                 first += runs[algorithm];
             }
         }
@@ -170,6 +171,28 @@ std::array<std::uint32_t, OZRAM_RING_ALG_NR> DrainLoop::group_by_algorithm(std::
     return runs;
 }
 
+void DrainLoop::start_levels(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
+    const auto level = [this](std::uint32_t i) { return ozram_ring_sqe_level(&sqes_[i]); };
+    const std::uint32_t end = first + count;
+    // Devices at different levels: each level's pages next to each other, in
+    // their order of arrival (an insertion sort, which allocates nothing and
+    // is quick on what is nearly always one level or a few long runs).
+    for (std::uint32_t i = first + 1; i < end; ++i) {
+        for (std::uint32_t j = i; j > first && level(j - 1) > level(j); --j) {
+            std::swap(sqes_[j - 1], sqes_[j]);
+            std::swap(pages_[j - 1], pages_[j]);
+        }
+    }
+    for (std::uint32_t i = first; i < end;) {
+        std::uint32_t j = i + 1;
+        while (j < end && level(j) == level(i)) {
+            ++j;
+        }
+        start_run(i, j - i, algorithm, level(i));
+        i = j;
+    }
+}
+
 DrainLoop::Batch* DrainLoop::oldest() {
     Batch* found = nullptr;
     for (Batch& batch : batches_) {
@@ -202,14 +225,16 @@ DrainLoop::Batch& DrainLoop::room_for(PageCompressor& compressor) {
     }
 }
 
-void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm) {
+void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm,
+                          int level) {
     PageCompressor* compressor = nullptr;
     try {
-        compressor = &picker_->pick_for(algorithm, count);
+        compressor = &picker_->pick_at(algorithm, level, count);
     } catch (const std::system_error& error) {
         // No compressor for the format: the producer compresses these itself.
         log_error(std::string("batch of ") + std::to_string(count) + " " +
-                  std::string(to_string(algorithm)) + " pages failed: " + error.what());
+                  std::string(to_string(algorithm)) + " pages at level " + std::to_string(level) +
+                  " failed: " + error.what());
         post_failed(first, count, -std::clamp(error.code().value(), 1, 4095));
         return;
     }
@@ -221,6 +246,7 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
         Batch& batch = room_for(*compressor);
         batch.compressor = compressor;
         batch.algorithm = algorithm;
+        batch.level = level;
         batch.count = n;
         for (std::uint32_t i = 0; i < n; ++i) {
             batch.sqes[i] = sqes_[first + done + i];
@@ -285,7 +311,8 @@ void DrainLoop::finish(Batch& batch) {
         // The CPU redoes the batch: its pages are still staged and its
         // slots still the agent's, whatever the backend did with them.
         try {
-            picker_->fallback_for(batch.algorithm).compress_into(pages, outputs, batch.result);
+            picker_->fallback_at(batch.algorithm, batch.level)
+                .compress_into(pages, outputs, batch.result);
         } catch (const std::system_error& error) {
             status = -std::clamp(error.code().value(), 1, 4095);
             log_error(what() + " failed: " + error.what());
@@ -325,7 +352,7 @@ std::uint32_t DrainLoop::gather(std::uint32_t count) {
     std::uint32_t valid = 0;
     for (std::uint32_t k = 0; k < count; ++k) {
         const ozram_ring_sqe sqe = queues_.peek(k);
-        if (ozram_ring_check_sqe(&sqe, view.header.slots) != OZRAM_RING_OK) {
+        if (ozram_ring_check_sqe(&sqe, view.header.slots, levels_) != OZRAM_RING_OK) {
             // No slot to answer for: nothing the producer could accept.
             continue;
         }

@@ -74,6 +74,7 @@ class DrainLoop {
         PageCompressor* compressor = nullptr;
         PageCompressor::Ticket ticket = 0;
         Algorithm algorithm = Algorithm::Lz4;
+        int level = 0;  // the ring's level of its pages, 0: the default
         std::uint32_t count = 0;
         std::vector<ozram_ring_sqe> sqes;
         std::vector<const std::uint8_t*> pages;
@@ -93,7 +94,11 @@ class DrainLoop {
     // Starts the gathered pages [first, first + count), all in `algorithm`,
     // as batches in flight (several when the compressor takes fewer pages
     // a batch); finishes older batches first when there is no room.
-    void start_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
+    void start_run(std::uint32_t first, std::uint32_t count, Algorithm algorithm, int level);
+    // Starts the gathered pages [first, first + count), all in `algorithm`,
+    // as one run per level (ABI 1.5), the pages of each level in their order
+    // of arrival.
+    void start_levels(std::uint32_t first, std::uint32_t count, Algorithm algorithm);
     // A free entry for a batch on `compressor`, after finishing the oldest
     // batches while there is none or the compressor has no room.
     Batch& room_for(PageCompressor& compressor);
@@ -132,6 +137,9 @@ class DrainLoop {
     // The length of a RAW completion: 0 when the producer keeps its staged
     // copy (ABI 1.4), else a page copied into the output slot.
     std::uint32_t raw_length_;
+    // The producer may send levels (OZRAM_RING_FEAT_LEVELS): a level in a
+    // submission is no unknown flag.
+    bool levels_;
     // The batches in flight, each entry sized for a whole ring.
     std::vector<Batch> batches_;
     std::uint64_t next_order_ = 1;

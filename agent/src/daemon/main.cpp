@@ -199,8 +199,11 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
              " bytes, ABI " + std::to_string(view.header.abi_major) + "." +
              std::to_string(view.header.abi_minor));
 
-    // Every format: the CPU pool compresses what the GPU does not.
-    transport->declare_algorithms((1u << OZRAM_RING_ALG_NR) - 1);
+    // Every format (the CPU pool compresses what the GPU does not), at each
+    // page's level where the producer sends levels.
+    const bool levels = (view.header.features & OZRAM_RING_FEAT_LEVELS) != 0;
+    transport->declare_algorithms(((1u << OZRAM_RING_ALG_NR) - 1) |
+                                  (levels ? OZRAM_RING_ALGS_LEVELS : 0u));
 
     const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
     const std::span<std::uint8_t> output{view.output, view.header.output.size};

@@ -191,8 +191,8 @@ TEST(RingAbi, AgentSetsCqeFlagsOnlyWhenTheProducerKnowsThem) {
     ozram_ring_header header;
     ozram_ring_init_header(&header, 8, 8, 3072);
     EXPECT_EQ(OZRAM_RING_ABI_MAJOR, 1);
-    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 4);
-    EXPECT_EQ(header.abi_minor, 4);
+    EXPECT_EQ(OZRAM_RING_ABI_MINOR, 5);
+    EXPECT_EQ(header.abi_minor, 5);
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), OZRAM_RING_CQE_F_GPU);
     header.abi_minor = 0;
     EXPECT_EQ(ozram_ring_producer_cqe_flags(&header), 0u);
@@ -215,17 +215,38 @@ TEST(RingAbi, RawCompletionsCarryAPageOnlyForProducersBefore14) {
 
 TEST(SqeCheck, RejectsSlotsOutOfRangeAndUnknownFlags) {
     const ozram_ring_sqe good{7, 1, 0, 0};
-    EXPECT_EQ(ozram_ring_check_sqe(&good, 8), OZRAM_RING_OK);
+    EXPECT_EQ(ozram_ring_check_sqe(&good, 8, 0), OZRAM_RING_OK);
     const ozram_ring_sqe far{8, 1, 0, 0};
-    EXPECT_EQ(ozram_ring_check_sqe(&far, 8), OZRAM_RING_BAD_SLOT);
+    EXPECT_EQ(ozram_ring_check_sqe(&far, 8, 0), OZRAM_RING_BAD_SLOT);
     // ABI 1.3: the low byte names the page's algorithm.
     const ozram_ring_sqe zstd{0, 1, 0, OZRAM_RING_ALG_ZSTD};
-    EXPECT_EQ(ozram_ring_check_sqe(&zstd, 8), OZRAM_RING_OK);
+    EXPECT_EQ(ozram_ring_check_sqe(&zstd, 8, 0), OZRAM_RING_OK);
     EXPECT_EQ(ozram_ring_sqe_algorithm(&zstd), OZRAM_RING_ALG_ZSTD);
     const ozram_ring_sqe unknown{0, 1, 0, OZRAM_RING_ALG_NR};
-    EXPECT_EQ(ozram_ring_check_sqe(&unknown, 8), OZRAM_RING_BAD_FLAGS);
+    EXPECT_EQ(ozram_ring_check_sqe(&unknown, 8, 1), OZRAM_RING_BAD_FLAGS);
     const ozram_ring_sqe flagged{0, 1, 0, 0x100};
-    EXPECT_EQ(ozram_ring_check_sqe(&flagged, 8), OZRAM_RING_BAD_FLAGS);
+    EXPECT_EQ(ozram_ring_check_sqe(&flagged, 8, 0), OZRAM_RING_BAD_FLAGS);
+    // ABI 1.5: the bits above it are the page's level, to an agent that
+    // asked for levels only.
+    EXPECT_EQ(ozram_ring_check_sqe(&flagged, 8, 1), OZRAM_RING_OK);
+}
+
+TEST(SqeLevel, RoundTripsSignedLevelsAndClampsToTheField) {
+    for (const int level :
+         {0, 1, 3, 9, 19, 22, 65537, -1, -5, -131072, OZRAM_RING_LEVEL_MIN, OZRAM_RING_LEVEL_MAX}) {
+        const ozram_ring_sqe sqe{0, 1, 0, ozram_ring_sqe_flags(OZRAM_RING_ALG_ZSTD, level)};
+        EXPECT_EQ(ozram_ring_sqe_algorithm(&sqe), OZRAM_RING_ALG_ZSTD) << level;
+        EXPECT_EQ(ozram_ring_sqe_level(&sqe), level);
+    }
+    const ozram_ring_sqe high{0, 1, 0, ozram_ring_sqe_flags(OZRAM_RING_ALG_LZ4, INT32_MAX)};
+    EXPECT_EQ(ozram_ring_sqe_level(&high), OZRAM_RING_LEVEL_MAX);
+    EXPECT_EQ(ozram_ring_sqe_algorithm(&high), OZRAM_RING_ALG_LZ4);
+    const ozram_ring_sqe low{0, 1, 0, ozram_ring_sqe_flags(OZRAM_RING_ALG_LZ4HC, INT32_MIN)};
+    EXPECT_EQ(ozram_ring_sqe_level(&low), OZRAM_RING_LEVEL_MIN);
+    EXPECT_EQ(ozram_ring_sqe_algorithm(&low), OZRAM_RING_ALG_LZ4HC);
+    // A producer without levels sends 0: the library's default.
+    const ozram_ring_sqe plain{0, 1, 0, OZRAM_RING_ALG_ZSTD};
+    EXPECT_EQ(ozram_ring_sqe_level(&plain), 0);
 }
 
 }  // namespace
