@@ -1,23 +1,27 @@
 # vm: --mem 384 --no-module
 # The module unloads and loads again with data stored on initialized
 # devices; unloading frees all of it and the devices work after each load.
+# The memory is compared from the end of the first round on: that round
+# also warms what the kernel keeps after its first ext4 mount and its first
+# zsmalloc pools (slab caches, journal caches), 2 to 6 MiB on 6.12, which no
+# later round adds to.
 
-ROUNDS=3
+ROUNDS=4
 
-# Free memory with the caches dropped, in KiB.
+# Free memory with the caches dropped, in KiB: MemAvailable and the free
+# pages the per-CPU lists hold, which it does not count (from 6.7 on the
+# kernel grows those lists under frees like rmmod's, by 10 MiB and more in
+# this VM, and drains them at its own pace).
 available_kb() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	awk '/MemAvailable/ { print $2 }' /proc/meminfo
+	pcp_pages=$(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinfo)
+	echo $(($(awk '/MemAvailable/ { print $2 }' /proc/meminfo) + pcp_pages * 4))
 }
 
-step "baseline"
+step "the data"
 dd if=/dev/urandom of=/tmp/random.bin bs=1M count=16 2>/dev/null
 pagegen --pages 2048 --seed 3 >/tmp/mixed.bin
-load_ozram num_devices=2
-unload_ozram
-base_kb=$(available_kb)
-note "MemAvailable with the module unloaded: $base_kb KiB"
 
 round=1
 while [ $round -le $ROUNDS ]; do
@@ -57,10 +61,11 @@ while [ $round -le $ROUNDS ]; do
 		if [ -d "$c" ] && [ ! -L "$c" ]; then echo "${c##*/}"; fi
 	done)
 	[ -z "$leftover" ] || fail "zsmalloc caches left after rmmod: $leftover"
+	avail=$(available_kb)
+	note "available with the module unloaded: $avail KiB ($(awk '/^Slab:/ { print "slab " $2 " KiB" }' /proc/meminfo))"
+	[ $round = 1 ] && base_kb=$avail
 	round=$((round + 1))
 done
 
-step "no memory lost over $ROUNDS rounds of 24 MiB each"
-end_kb=$(available_kb)
-note "MemAvailable: $base_kb KiB before, $end_kb KiB after"
-check_cmp $((base_kb - end_kb)) -lt 4096 "MemAvailable drop (KiB)"
+step "no memory lost over rounds 2 to $ROUNDS, 24 MiB each"
+check_cmp $((base_kb - avail)) -lt 1024 "drop of the memory available (KiB)"

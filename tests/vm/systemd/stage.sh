@@ -75,6 +75,8 @@ install)
 	step "the operator's configuration: load ozram at boot, in zram's place, swap by zram-generator"
 	cp "$EXAMPLES/modules-load.d/ozram.conf" /etc/modules-load.d/ozram.conf
 	cp "$EXAMPLES/modprobe.d/ozram-as-zram.conf" /etc/modprobe.d/ozram-as-zram.conf
+	# systemd-zram-generator ships one of its own: kept, to put back at the end.
+	cp -p /etc/systemd/zram-generator.conf "$T/zram-generator.conf.orig"
 	cat >/etc/systemd/zram-generator.conf <<-CONF
 		[zram0]
 		zram-size = 256
@@ -112,14 +114,19 @@ boot)
 	ok "ozramd runs with NoNewPrivs (the unit's sandbox)"
 
 	step "pages swapped out through the agent read back (tmpfs files larger than the memory left)"
+	# What is available now, and 192 MiB more, in 32 MiB files of text that
+	# compresses (31 MiB) and random bytes that do not (1 MiB).
+	avail_mib=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) / 1024))
+	files=$(((avail_mib + 192 + 31) / 32))
+	ok "MemAvailable $avail_mib MiB: writing $files files of 32 MiB"
 	mkdir -p /mnt/fill
-	mount -t tmpfs -o size=900M tmpfs /mnt/fill
+	mount -t tmpfs -o size=$((files * 32 + 64))M tmpfs /mnt/fill
 	before=$(ozramctl stats -j zram0 | tr ',' '\n' | sed -n 's/.*"agent_cpu_pages": *\([0-9]*\).*/\1/p')
 	i=0
-	while [ $i -lt 8 ]; do
-		# Text that compresses, and a seeded stream that does not.
-		{ seq -f "ozram line %.0f of a file in tmpfs" $((i * 400000)) $((i * 400000 + 399999)) |
-			head -c 50M; head -c 10M /dev/urandom; } >/mnt/fill/f$i
+	while [ $i -lt "$files" ]; do
+		# (seq is cut off by head: its "Broken pipe" is expected.)
+		{ seq -f "ozram line %.0f of a file in tmpfs" $((i * 1000000)) $((i * 1000000 + 999999)) 2>/dev/null |
+			head -c 31M; head -c 1M /dev/urandom; } >/mnt/fill/f$i
 		md5sum /mnt/fill/f$i >>/run/fill.md5
 		i=$((i + 1))
 	done
@@ -134,23 +141,26 @@ boot)
 	[ "$after" -gt "${before:-0}" ] || fail "no page went through the agent ($before, then $after)"
 	ok "ozramctl: $((after - ${before:-0})) pages compressed by the agent"
 	umount /mnt/fill
+	rmdir /mnt/fill
 
 	step "purge the packages: nothing of them is left"
 	swapoff /dev/zram0
 	apt-get purge -y ozram-dkms ozramd ozram-tools
 	systemctl is-active --quiet ozramd.service && fail "ozramd still runs after the purge"
 	ok "ozramd stopped"
-	modprobe -r ozram || rmmod ozram
+	rmmod ozram # modprobe knows it no more: DKMS removed its file
 	grep -q '^ozram ' /proc/modules && fail "ozram is still loaded"
 	ok "ozram unloaded"
 	for p in ozram-dkms ozramd ozram-tools; do
 		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' && fail "$p is still installed"
 	done
 	ok "no ozram package installed"
-	dkms status ozram | grep -q . && fail "dkms still knows ozram: $(dkms status ozram)"
+	known=$(dkms status ozram)
+	[ -z "$known" ] || fail "dkms still knows ozram: $known"
 	ok "dkms knows no ozram"
 	# The operator's own files go too, as the operator removes them.
-	rm -f /etc/modules-load.d/ozram.conf /etc/modprobe.d/ozram-as-zram.conf /etc/systemd/zram-generator.conf
+	rm -f /etc/modules-load.d/ozram.conf /etc/modprobe.d/ozram-as-zram.conf
+	cp -p "$T/zram-generator.conf.orig" /etc/systemd/zram-generator.conf
 	files >"$T/files-after"
 	if ! diff "$T/files-before" "$T/files-after" >"$T/files-diff"; then
 		sed 's/^/   /' "$T/files-diff"
