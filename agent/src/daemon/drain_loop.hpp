@@ -64,6 +64,12 @@ class DrainLoop {
     Step step(std::chrono::microseconds idle_timeout);
     [[nodiscard]] std::uint32_t batches_in_flight() const;
 
+    // Waits for every batch in flight and posts its completions.  Until a
+    // batch finishes, its compressor reads the ring's staged pages and
+    // writes its output slots: call it before the transport detaches (the
+    // areas are unmapped) and before the compressors are replaced.
+    void finish_in_flight();
+
     [[nodiscard]] const AgentMetrics& metrics() const { return metrics_; }
     [[nodiscard]] std::uint32_t batch_size() const { return batch_size_; }
 

@@ -109,6 +109,8 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     }
     Options cached = options;
     cached.recalibrate = false;
+    // The old compressors go: none of their batches may be in flight.
+    loop.finish_in_flight();
     try {
         auto fresh = build_compressors(cached, config);
         fresh->set_metrics(&metrics);
@@ -235,7 +237,10 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
             break;
         }
     }
-    // The last results are rung before the ring is let go.
+    // A stop (SIGTERM) may come between steps with batches in flight: their
+    // compressors read the staging area until they finish, and their
+    // results are posted and rung before the ring is let go.
+    loop.finish_in_flight();
     try {
         loop.finish_doorbell();
     } catch (const std::exception& error) {

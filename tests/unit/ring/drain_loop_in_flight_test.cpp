@@ -237,4 +237,39 @@ TEST(DrainLoopInFlight, AnswersToSlotsTakenBackMeanwhileAreStale) {
     EXPECT_EQ(right, 8u);
 }
 
+// A stop (SIGTERM) or a reload comes between two steps, with batches in
+// flight: the loop waits for each and posts its completions before the ring
+// is let go or the compressors change, since until then they read the
+// staged pages and write the output slots.
+TEST(DrainLoopInFlight, FinishInFlightWaitsForEveryBatchAndPostsIt) {
+    HeapRing ring(64, 64);
+    ScriptedBackend backend({Fate::Slow, Fate::Fail, Fate::Slow}, 4);
+    DrainLoop loop(ring, backend);
+    loop.set_batching(8, 0us);
+    RingProducer producer(ring.view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = mixed_pages(32);
+    for (std::uint64_t i = 0; i < 32; ++i)
+        producer.stage(pages[i].data(), 0, i);
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    ASSERT_EQ(loop.batches_in_flight(), 2u) << "two slow batches outlive the step";
+
+    loop.finish_in_flight();
+    EXPECT_EQ(loop.batches_in_flight(), 0u);
+    EXPECT_EQ(backend.completed(), backend.submitted());
+    std::map<std::uint64_t, int> answered;
+    std::uint64_t right = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+        ++answered[cookie];
+        right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
+                 check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
+    });
+    EXPECT_EQ(answered.size(), 32u);
+    for (const auto& [cookie, times] : answered)
+        EXPECT_EQ(times, 1) << "page " << cookie;
+    EXPECT_EQ(right, 32u);
+    loop.finish_in_flight();  // nothing in flight: returns at once
+}
+
 }  // namespace

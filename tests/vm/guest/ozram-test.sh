@@ -15,8 +15,11 @@ OZRAM_KO=/run/ozram.ko
 # Besides panics, oopses, BUG:/WARNING: (lockdep's reports among them) and
 # call traces: SLUB's debug reports ("BUG kmalloc-64 (Tainted: ...): Poison
 # overwritten", no colon after BUG), page poisoning's, hung tasks and the
-# lockdep reports that do not start with WARNING:.
-KERNEL_PROBLEM_PATTERN='Kernel panic|BUG:|BUG [^ ]+ \(|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption|pagealloc: (memory corruption|single bit error)|INFO: task .+ blocked for more than|INFO: trying to register non-static key|possible (recursive|circular) locking|inconsistent lock state'
+# lockdep reports that do not start with WARNING:.  And a program killed by a
+# fault it did not handle ("segfault at", "traps:"): ozramd and the test
+# programs never crash, and a crash of ozramd is otherwise silent, since the
+# module takes its pages back.
+KERNEL_PROBLEM_PATTERN='[^ ]+\[[0-9]+\]: segfault at |traps: [^ ]+\[[0-9]+\] |Kernel panic|BUG:|BUG [^ ]+ \(|WARNING:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak:|list_(add|del) corruption|pagealloc: (memory corruption|single bit error)|INFO: task .+ blocked for more than|INFO: trying to register non-static key|possible (recursive|circular) locking|inconsistent lock state'
 
 # Field names of zram's stat files, in order (as zram 6.1 documents them):
 # the files print these and nothing more.  ozram's own numbers are in
