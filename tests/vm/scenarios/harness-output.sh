@@ -26,6 +26,8 @@ done <<'REPORTS'
 [   12.345678] INFO: trying to register non-static key.
 [   12.345678] Kernel panic - not syncing: Fatal exception
 [   12.345678] list_add corruption. prev->next should be next
+[   12.345678] ozramd[375]: segfault at 7fdb6761f014 ip 00005626377885a9 sp 00007fdb672b64a0 error 4 in ozramd[562637700000+200000] likely on CPU 0 (core 0, socket 0)
+[   12.345678] traps: memhog[212] trap invalid opcode ip:401000 sp:7ffd2c1c8e70 error:0 in memhog[400000+1000]
 REPORTS
 # Ordinary kernel messages must not match.
 while read -r line; do
@@ -34,5 +36,6 @@ done <<'MESSAGES'
 [   12.345678] Adding 524284k swap on /dev/ozram3.  Priority:-2 extents:1 across:524284k SS
 [   12.345678] EXT4-fs (ozram2): mounted filesystem with ordered data mode. Quota mode: none.
 [   12.345678] mem auto-init: CONFIG_PAGE_POISONING is on, will take precedence over init_on_alloc and init_on_free
+[   12.345678] ozram: agent 375 attached to the offload ring
 MESSAGES
 note "ok: every kind of report is caught, ordinary messages are not"
