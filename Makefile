@@ -58,14 +58,11 @@ kmod-check: deps
 
 # Every scenario on each tested kernel (tests/vm/kernels: the newest 6.1
 # and 6.12 installed), and every scenario again with ozramd attached on
-# VM_AGENT_KERNELS (default: the 6.1 kernel; "all" for every kernel, or a
-# comma-separated list), VM_JOBS suites side by side (tests/vm/run-kernels).
-# The suite without the agent runs the agent-* scenarios with the agent too,
-# so every helper of kmod/ozram_compat.h runs on each kernel; the agent's
-# suite on 6.12 as well would take make check past its hour on two cores
-# (Documentation/testing.md).  VM_KERNELS=VERSION... narrows it.
+# VM_AGENT_KERNELS (default: all, every kernel; or a comma-separated list),
+# VM_JOBS suites side by side (tests/vm/run-kernels).  VM_KERNELS=VERSION...
+# narrows it.
 VM_KERNELS ?= $(shell tests/vm/kernels)
-VM_AGENT_KERNELS ?= $(firstword $(VM_KERNELS))
+VM_AGENT_KERNELS ?= all
 VM_JOBS ?= 2
 vm-check: all
 	@test -n "$(VM_KERNELS)" || { echo "vm-check: no kernel to test on (tests/vm/kernels)" >&2; exit 1; }
