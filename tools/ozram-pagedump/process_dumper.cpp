@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "ozram/unique_fd.hpp"
+
 namespace ozram::pagedump {
 namespace {
 
@@ -19,22 +21,6 @@ constexpr std::uint64_t PAGEMAP_SWAPPED = 1ULL << 62;
 // Pages whose pagemap entries are read at once, and the longest run of
 // present pages read from /proc/PID/mem with one pread().
 constexpr std::size_t PAGEMAP_CHUNK = 512;
-
-class FileDescriptor {
-  public:
-    explicit FileDescriptor(int fd) : fd_(fd) {}
-    ~FileDescriptor() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    [[nodiscard]] int get() const { return fd_; }
-
-  private:
-    int fd_;
-};
 
 [[noreturn]] void throw_for_process(pid_t pid, int errno_value, const std::string& what) {
     const auto who = "process " + std::to_string(pid);
@@ -47,13 +33,13 @@ class FileDescriptor {
     throw DumpError(DumpFailure::Other, errno_value, who + ": " + what);
 }
 
-FileDescriptor open_proc_file(pid_t pid, const char* name) {
+ozram::UniqueFd open_proc_file(pid_t pid, const char* name) {
     const auto path = "/proc/" + std::to_string(pid) + "/" + name;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         throw_for_process(pid, errno, std::string("cannot open ") + path);
     }
-    return FileDescriptor(fd);
+    return ozram::UniqueFd(fd);
 }
 
 std::string read_command(pid_t pid) {
