@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "cli/usage_error.hpp"
+#include "loopback_http.hpp"
 #include "metrics_listen.hpp"
 #include "ozram/error.hpp"
-#include "promtool_check.hpp"
 #include "service_sandbox.hpp"
 
 namespace {
@@ -39,6 +39,7 @@ using ozram::daemon::ListenForbidden;
 using ozram::daemon::MetricsServer;
 using ozram::daemon::MetricsServerLimits;
 using ozram::daemon::parse_listen_address;
+using Client = ozram::test::LoopbackClient;
 
 // A metric whose value counts the scrapes, in the text format.
 std::function<std::string()> counter(std::atomic<int>& scrapes) {
@@ -47,58 +48,6 @@ std::function<std::string()> counter(std::atomic<int>& scrapes) {
                "\n";
     };
 }
-
-// A client's connection to the server on 127.0.0.1:`port`.
-class Client {
-  public:
-    explicit Client(std::uint16_t port) : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(port);
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    }
-    ~Client() { close(fd_); }
-    Client(const Client&) = delete;
-    Client& operator=(const Client&) = delete;
-
-    [[nodiscard]] bool connected() const { return connected_; }
-    bool send_text(const std::string& text) const {
-        return send(fd_, text.data(), text.size(), MSG_NOSIGNAL) ==
-               static_cast<ssize_t>(text.size());
-    }
-    // Everything the server sends until it closes, or what came before
-    // `limit` ran out.
-    std::string receive_all(std::chrono::milliseconds limit = 5s) const {
-        std::string answer;
-        const auto end = Clock::now() + limit;
-        char buffer[4096];
-        while (Clock::now() < end) {
-            pollfd fd{fd_, POLLIN, 0};
-            const auto left = std::chrono::ceil<std::chrono::milliseconds>(end - Clock::now());
-            if (poll(&fd, 1, static_cast<int>(left.count())) <= 0) {
-                break;
-            }
-            const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
-            if (n <= 0) {
-                closed_ = true;
-                break;
-            }
-            answer.append(buffer, static_cast<std::size_t>(n));
-        }
-        return answer;
-    }
-    // Whether the server closed the connection within `limit`.
-    [[nodiscard]] bool closed_by_server(std::chrono::milliseconds limit) const {
-        (void)receive_all(limit);
-        return closed_;
-    }
-
-  private:
-    int fd_;
-    bool connected_ = false;
-    mutable bool closed_ = false;
-};
 
 // Sends `request` and returns all of the answer.
 std::string exchange(std::uint16_t port, const std::string& request) {
@@ -114,19 +63,10 @@ std::string exchange(std::uint16_t port, const std::string& request) {
 // promtool accepts, else a description of what came back.
 std::string scrape(std::uint16_t port, std::chrono::milliseconds limit = 5s) {
     Client client(port);
-    if (!client.connected() || !client.send_text("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")) {
+    if (!client.connected() || !client.send_text(ozram::test::SCRAPE_REQUEST)) {
         return "no connection";
     }
-    const std::string answer = client.receive_all(limit);
-    if (!answer.starts_with("HTTP/1.1 200 OK\r\n")) {
-        return "no 200 within the limit: '" + answer + "'";
-    }
-    const std::string body = answer.substr(answer.find("\r\n\r\n") + 4);
-    const auto checked = ozram::testing::promtool_check(body);
-    if (checked.status != 0) {
-        return "promtool: " + checked.output;
-    }
-    return body;
+    return ozram::test::scrape_body(client.receive_all(limit));
 }
 
 bool is_scrape(const std::string& body) {
@@ -281,33 +221,15 @@ TEST(MetricsServer, RestsWhenAcceptRunsOutOfDescriptors) {
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
 }
 
-// A listening socket on 127.0.0.1 at a port the kernel picks, as systemd
-// passes one (ListenStream=).
-int listening_socket(std::uint16_t& port) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        listen(fd, 16) != 0) {
-        close(fd);
-        return -1;
-    }
-    socklen_t length = sizeof address;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-    port = ntohs(address.sin_port);
-    return fd;
-}
-
 // --metrics-listen names the address of a socket systemd passed: that
 // socket serves, and no second one is bound (which would fail, the port
 // being taken).
 TEST(MetricsServer, ServesTheSocketPassedForItsAddress) {
     std::uint16_t port = 0;
-    const int passed = listening_socket(port);
+    const int passed = ozram::test::loopback_listener(port);
     ASSERT_GE(passed, 0);
     std::uint16_t other_port = 0;
-    const int other = listening_socket(other_port);
+    const int other = ozram::test::loopback_listener(other_port);
     ASSERT_GE(other, 0);
     std::vector<int> inherited{other, passed};
     const int taken = ozram::daemon::listen_on(ListenAddress{"127.0.0.1", port}, inherited);

@@ -18,8 +18,8 @@
 #include <string>
 #include <thread>
 
+#include "loopback_http.hpp"
 #include "ozramd_process.hpp"
-#include "promtool_check.hpp"
 #include "service_sandbox.hpp"
 
 namespace {
@@ -30,24 +30,6 @@ using ozram::test::make_ring;
 using ozram::test::Ozramd;
 using ozram::test::Scratch;
 using ozram::test::unique_name;
-
-// What ozramd-metrics.socket does: a socket listening on 127.0.0.1 (here
-// at a port the kernel picks) in the host's network namespace.
-int socket_unit(std::uint16_t& port) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        listen(fd, 16) != 0) {
-        close(fd);
-        return -1;
-    }
-    socklen_t length = sizeof address;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-    port = ntohs(address.sin_port);
-    return fd;
-}
 
 // In the child: the socket at descriptor 3 with LISTEN_FDS and LISTEN_PID
 // as systemd sets them (sd_listen_fds(3)), then the sandbox.
@@ -76,35 +58,15 @@ std::string scrape(std::uint16_t port) {
     std::string answer;
     const auto give_up = std::chrono::steady_clock::now() + 15s;
     while (answer.empty() && std::chrono::steady_clock::now() < give_up) {
-        const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(port);
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-        if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-            send(fd, request.data(), request.size(), MSG_NOSIGNAL) > 0) {
-            char buffer[4096];
-            pollfd ready{fd, POLLIN, 0};
-            while (poll(&ready, 1, 2000) > 0) {
-                const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
-                if (n <= 0) {
-                    break;
-                }
-                answer.append(buffer, static_cast<std::size_t>(n));
-            }
+        const ozram::test::LoopbackClient client(port);
+        if (client.connected() && client.send_text(ozram::test::SCRAPE_REQUEST)) {
+            answer = client.receive_all(5s);
         }
-        close(fd);
         if (answer.empty()) {
             std::this_thread::sleep_for(100ms);
         }
     }
-    if (!answer.starts_with("HTTP/1.1 200 OK\r\n")) {
-        return "no 200: '" + answer + "'";
-    }
-    const std::string body = answer.substr(answer.find("\r\n\r\n") + 4);
-    const auto checked = ozram::testing::promtool_check(body);
-    return checked.status == 0 ? body : "promtool: " + checked.output;
+    return ozram::test::scrape_body(answer);
 }
 
 void expect_it_serves(const std::vector<std::string>& extra) {
@@ -112,7 +74,7 @@ void expect_it_serves(const std::vector<std::string>& extra) {
     const std::string name = unique_name("unit");
     auto ring = make_ring(name);
     std::uint16_t port = 0;
-    const int passed = socket_unit(port);
+    const int passed = ozram::test::loopback_listener(port);
     ASSERT_GE(passed, 0);
     auto args = agent_args(scratch, name);
     args.insert(args.end(), extra.begin(), extra.end());
