@@ -139,4 +139,14 @@ static inline bool ozram_compat_has_algorithm_params(void)
 	return LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0);
 }
 
+/*
+ * zram's ABI: a reset keeps the device's algorithm on 6.1; on 6.12 it puts
+ * the default back, as it drops every algorithm's parameters.  The
+ * versions between are not tested: they take 6.1's rule.
+ */
+static inline bool ozram_compat_reset_keeps_algorithm(void)
+{
+	return LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0);
+}
+
 #endif /* _OZRAM_COMPAT_H_ */

@@ -166,9 +166,12 @@ void ozram_reset_device(struct ozram *oz)
 	oz->disksize = 0;
 	memset(&oz->stats, 0, sizeof(oz->stats));
 	ozram_latency_reset(oz);
-	/* As zram: the device's algorithm stays, recompression ones go. */
+	/* As zram: recompression's algorithms go; the device's stays (6.1). */
 	memset(oz->comp_names[OZRAM_PRIMARY_COMP + 1], 0,
 	       sizeof(oz->comp_names) - sizeof(oz->comp_names[0]));
+	if (!ozram_compat_reset_keeps_algorithm())
+		strscpy(oz->comp_names[OZRAM_PRIMARY_COMP], OZRAM_DEFAULT_COMP,
+			sizeof(oz->comp_names[0]));
 	/* As zram 6.12: every algorithm's parameters go. */
 	ozram_comp_levels_reset(oz);
 	ozram_ring_unlock_devices();
