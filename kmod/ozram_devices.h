@@ -41,6 +41,8 @@ static inline struct ozram *dev_to_ozram(struct device *dev)
 
 /* Whether a sysfs write holds a NUL byte: such a write is refused whole. */
 bool ozram_sysfs_has_nul(const char *buf, size_t len);
+/* A sysfs write's text as a string, or ERR_PTR(-EINVAL, -ENOMEM). */
+char *ozram_sysfs_strndup(const char *buf, size_t len);
 
 /* The control class (ozram_control.c) */
 int ozram_control_register(void);

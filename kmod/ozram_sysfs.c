@@ -11,6 +11,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/device.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -31,6 +32,21 @@
 bool ozram_sysfs_has_nul(const char *buf, size_t len)
 {
 	return strnlen(buf, len) != len;
+}
+
+/*
+ * A write's text as a string of its own, for the parsers that cut it into
+ * words: ERR_PTR(-EINVAL) if it holds a NUL byte, ERR_PTR(-ENOMEM).  The
+ * caller kfree()s it.
+ */
+char *ozram_sysfs_strndup(const char *buf, size_t len)
+{
+	char *copy;
+
+	if (ozram_sysfs_has_nul(buf, len))
+		return ERR_PTR(-EINVAL);
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	return copy ? copy : ERR_PTR(-ENOMEM);
 }
 
 /*
@@ -276,11 +292,9 @@ static ssize_t recompress_store(struct device *dev,
 	char *args;
 	int ret;
 
-	if (ozram_sysfs_has_nul(buf, len))
-		return -EINVAL;
-	args = kstrndup(buf, len, GFP_KERNEL);
-	if (!args)
-		return -ENOMEM;
+	args = ozram_sysfs_strndup(buf, len);
+	if (IS_ERR(args))
+		return PTR_ERR(args);
 
 	down_read(&oz->init_lock);
 	ret = -EINVAL;

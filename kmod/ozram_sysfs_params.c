@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/device.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -83,11 +84,9 @@ static ssize_t algorithm_params_store(struct device *dev,
 	char *args;
 	int ret;
 
-	if (ozram_sysfs_has_nul(buf, len))
-		return -EINVAL;
-	args = kstrndup(buf, len, GFP_KERNEL);
-	if (!args)
-		return -ENOMEM;
+	args = ozram_sysfs_strndup(buf, len);
+	if (IS_ERR(args))
+		return PTR_ERR(args);
 	ret = ozram_params_parse(args, &p);
 	if (ret)
 		goto out;

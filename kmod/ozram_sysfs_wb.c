@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/device.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -29,11 +30,9 @@ static ssize_t backing_dev_store(struct device *dev,
 	char *path;
 	int ret;
 
-	if (ozram_sysfs_has_nul(buf, len))
-		return -EINVAL;
-	path = kstrndup(buf, len, GFP_KERNEL);
-	if (!path)
-		return -ENOMEM;
+	path = ozram_sysfs_strndup(buf, len);
+	if (IS_ERR(path))
+		return PTR_ERR(path);
 	if (len && path[len - 1] == '\n')
 		path[len - 1] = '\0';
 	ret = ozram_wb_set_backing(dev_to_ozram(dev), path);
