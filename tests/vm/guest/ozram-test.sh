@@ -192,11 +192,17 @@ load_ozram() {
 		modprobe zram "$@" || fail "cannot load zram"
 		return 0
 	fi
+	load_ozram_deps
+	insmod $OZRAM_KO "$@" || fail "insmod ozram.ko $* failed"
+}
+
+# load_ozram_deps: the modules ozram.ko needs (insmod does not load them),
+# for a scenario that insmods it itself to see it refused for its own reason.
+load_ozram_deps() {
 	[ -r $OZRAM_KO ] || fail "no ozram.ko in this VM (build it with 'make kmod')"
 	for d in $(modinfo -F depends $OZRAM_KO | tr ',' ' '); do
 		modprobe "$d" || fail "cannot load $d, needed by ozram.ko"
 	done
-	insmod $OZRAM_KO "$@" || fail "insmod ozram.ko $* failed"
 }
 
 # unload_ozram: an attached agent pins the module: stop it first.

@@ -9,6 +9,7 @@ command -v zramctl >/dev/null || fail "no zramctl in this VM (util-linux on the 
 
 step "compat=1 is refused while zram is loaded"
 modprobe zram || fail "cannot load zram"
+load_ozram_deps
 if insmod $OZRAM_KO compat=1 2>/tmp/insmod.err; then
 	fail "ozram.ko compat=1 loaded next to zram"
 fi

@@ -150,6 +150,7 @@ dd if=/tmp/mixed.bin of=$D bs=4096 oflag=direct 2>/dev/null
 check_eq "$(dd if=$D bs=4096 count=512 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$sum" "data after reload"
 unload_ozram
+load_ozram_deps
 insmod $OZRAM_KO num_devices=257 2>/dev/null && fail "num_devices=257 was accepted"
 dmesg | grep -q "num_devices 257 is more than the maximum" || fail "no message for num_devices=257"
 [ -e $CONTROL ] && fail "$CONTROL exists after a refused load"

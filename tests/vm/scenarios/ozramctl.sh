@@ -134,10 +134,12 @@ step "errors name the device; usage errors exit 2"
 expect_fail 1 "ozramctl: no such device: ozram200" ozramctl stats 200
 expect_fail 1 "ozramctl: no such device: ozram200" ozramctl reset-stats ozram200
 set +e
-ozramctl stats zram0 >/dev/null 2>&1
+ozramctl stats sda >/dev/null 2>&1
 rc=$?
 set -e
 check_eq "$rc" 2 "a bad device name is a usage error"
+expect_fail 1 "ozramctl: no such device: zram0 (the ozram module names its devices ozramN: ozram0; zramN with compat=1)" \
+	ozramctl stats zram0
 
 step "stats --watch repeats until interrupted"
 set +e
