@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <linux/zsmalloc.h>
 
 #include "ozram_comp.h"
 #include "ozram_stat.h"
@@ -107,7 +108,29 @@ struct ozram {
 	struct delayed_work park_work;
 	/* When park_work found the agent not taking pages; 0 if it does. */
 	unsigned long park_waiting_since;
+	/*
+	 * Each parked page is held in a page of its own.  park_pool (under
+	 * park_lock) keeps the pages that staging freed for the next writers
+	 * to park into, up to a batch of them while pages are being parked:
+	 * a page used again is not zeroed and freed by the page allocator
+	 * once per parked page.  park_held counts every such page, those in
+	 * the pool included.
+	 */
+	struct list_head park_pool;
+	unsigned int park_pool_nr;
+	atomic_long_t park_held;
 };
+
+/*
+ * The memory the device holds, in pages, as mem_used_total reports it and
+ * mem_limit bounds it: zsmalloc's pool and the pages that hold parked
+ * pages.
+ */
+static inline unsigned long ozram_mem_used_pages(struct ozram *oz)
+{
+	return zs_get_total_pages(oz->mem_pool) +
+	       atomic_long_read(&oz->park_held);
+}
 
 static inline bool ozram_init_done(struct ozram *oz)
 {

@@ -29,8 +29,12 @@ struct ozram_obj {
 	unsigned int len;	/* 1..PAGE_SIZE; PAGE_SIZE: the raw page */
 	u32 prio;		/* the priority of the algorithm of @buf */
 	enum ozram_source source;	/* who compressed it */
-	/* A raw page held for the agent (ozram_io_park.c), not stored raw. */
+	/*
+	 * A raw page held for the agent (ozram_io_park.c), not stored raw:
+	 * @page holds it, not a zsmalloc object.
+	 */
 	bool parked;
+	struct page *page;
 	/*
 	 * It replaces the object the slot holds, which is freed once it is
 	 * installed: a parked page compressed, a recompression result.
@@ -61,18 +65,12 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 void ozram_obj_install(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       unsigned long handle);
 
-/*
- * Slot lock held: the accounting of the object slot @index holds, kept
- * or dropped, for a slot whose object changes what it is but not its
- * memory (a parked page that stays raw).
- */
-void ozram_obj_account(struct ozram *oz, u32 index, const struct ozram_obj *obj);
-void ozram_obj_unaccount(struct ozram *oz, u32 index);
-
 /* Drops whatever slot @index holds; slot lock held. */
 void ozram_free_slot(struct ozram *oz, u32 index);
 /* Reads the stored object of slot @index into @page; slot lock held. */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page);
+/* The page that holds parked slot @index; slot lock held. */
+struct page *ozram_parked_page(struct ozram *oz, u32 index);
 
 /*
  * Slot lock held: stages @page, written to slot @index or parked there,
@@ -91,6 +89,8 @@ int ozram_stage_locked(struct ozram *oz, u32 index, struct page *page);
  */
 int ozram_park_page(struct ozram *oz, struct page *page, u32 index);
 void ozram_park_count(struct ozram *oz, bool parked);
+/* Gives back the page that held a parked page, once it is not used. */
+void ozram_park_release(struct ozram *oz, struct page *page);
 /* The queue of parked slots, with the slot table; 0 or -ENOMEM. */
 int ozram_park_alloc(struct ozram *oz, u64 disksize);
 void ozram_park_free(struct ozram *oz);

@@ -5,12 +5,22 @@
  * A written page that finds the ring full, or admission closed, would be
  * compressed by its writer: the write then costs what a zram write costs.
  * Instead, while an agent is attached, the page is parked: held raw in a
- * zsmalloc object of a page, at the cost of a 4 KiB copy, as staging costs.
- * The device's worker stages parked pages as the agent drains the ring,
- * oldest first, and from then on they are staged pages like any other; it
- * compresses them in the kernel when the agent stalls or goes.  Reclaim
- * never parks (a page held raw frees no memory), nor does a writer past
- * the limit on the memory that parked pages may hold.
+ * page of its own, at the cost of a 4 KiB copy, as staging costs.  The
+ * device's worker stages parked pages as the agent drains the ring, oldest
+ * first, straight from those pages, and from then on they are staged pages
+ * like any other; it compresses them in the kernel when the agent stalls
+ * or goes.  Reclaim never parks (a page held raw frees no memory), nor does
+ * a writer past the limit on the memory that parked pages may hold, nor
+ * one past mem_limit, which counts the pages that hold parked pages.
+ *
+ * The pages are not zsmalloc objects: a parked page fills a page, which
+ * zsmalloc would take from the page allocator for each one, zeroed (the
+ * kernel zeroes every page it allocates when init_on_alloc is on, as in
+ * Debian's kernels), and give back when it is staged.  While pages are
+ * being parked, the device's pool keeps a batch of the pages that staging
+ * frees for the next writers instead.  They are not movable: a parked page
+ * waits only until the agent drains the ring, and the pool is emptied as
+ * soon as nothing is parked.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
@@ -48,6 +58,8 @@ MODULE_PARM_DESC(park_limit_mb,
 #define OZRAM_PARK_QUEUE_MAX	BIT(20)
 /* Pages the worker stages before it lets others run. */
 #define OZRAM_PARK_BATCH	256
+/* Freed pages that a device keeps for parking: one batch of the worker. */
+#define OZRAM_PARK_POOL		OZRAM_PARK_BATCH
 
 /* Parked pages of every device. */
 static atomic_long_t ozram_parked_pages = ATOMIC_LONG_INIT(0);
@@ -71,24 +83,84 @@ static void ozram_park_kick(struct ozram *oz, unsigned long delay)
 }
 
 /*
- * An ozram_store_check_t: the slot is queued for the worker under its
- * lock, so that the worker finds it marked parked.
+ * A page to park into: one of the pool's, or a new one while the device
+ * is below mem_limit.  Every page a device holds for parking is counted in
+ * park_held, so in mem_used_total.
  */
-static int ozram_park_queue(struct ozram *oz, u32 index, const void *arg)
+static struct page *ozram_park_hold(struct ozram *oz)
 {
-	bool queued;
+	struct page *page = NULL;
+	unsigned long used;
 
 	spin_lock(&oz->park_lock);
-	queued = kfifo_put(&oz->park_fifo, index);
+	if (oz->park_pool_nr) {
+		page = list_first_entry(&oz->park_pool, struct page, lru);
+		list_del(&page->lru);
+		oz->park_pool_nr--;
+	}
 	spin_unlock(&oz->park_lock);
-	return queued ? 0 : -EBUSY;
+	if (page)
+		return page;
+
+	used = ozram_mem_used_pages(oz);
+	if (oz->limit_pages && used >= oz->limit_pages) {
+		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
+		return NULL;
+	}
+	/* Not movable: nothing migrates a parked page. */
+	page = alloc_page(OZRAM_GFP_NOWAIT & ~__GFP_MOVABLE);
+	if (!page)
+		return NULL;
+	atomic_long_inc(&oz->park_held);
+	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX,
+			 (u64)(used + 1) << PAGE_SHIFT);
+	return page;
+}
+
+/*
+ * Slot lock held, or the page not installed.  The pool keeps the page
+ * while more pages wait to be staged, and the device is not at mem_limit,
+ * which would then keep the memory from objects.
+ */
+void ozram_park_release(struct ozram *oz, struct page *page)
+{
+	bool keep = !oz->limit_pages ||
+		    ozram_mem_used_pages(oz) < oz->limit_pages;
+
+	spin_lock(&oz->park_lock);
+	if (keep && oz->park_pool_nr < OZRAM_PARK_POOL &&
+	    !kfifo_is_empty(&oz->park_fifo)) {
+		list_add(&page->lru, &oz->park_pool);
+		oz->park_pool_nr++;
+		page = NULL;
+	}
+	spin_unlock(&oz->park_lock);
+	if (page) {
+		__free_page(page);
+		atomic_long_dec(&oz->park_held);
+	}
+}
+
+/* Frees the pages that the pool keeps. */
+static void ozram_park_empty_pool(struct ozram *oz)
+{
+	struct page *page, *next;
+	LIST_HEAD(pages);
+
+	spin_lock(&oz->park_lock);
+	list_splice_init(&oz->park_pool, &pages);
+	oz->park_pool_nr = 0;
+	spin_unlock(&oz->park_lock);
+	list_for_each_entry_safe(page, next, &pages, lru) {
+		__free_page(page);
+		atomic_long_dec(&oz->park_held);
+	}
 }
 
 int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 {
 	struct ozram_obj obj = { .len = PAGE_SIZE, .parked = true };
-	void *src;
-	int ret;
+	bool queued;
 
 	if (!kfifo_initialized(&oz->park_fifo) ||
 	    (current->flags & PF_MEMALLOC) || !ozram_ring_attached() ||
@@ -97,13 +169,23 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 		return -EBUSY;
 
 	/* No reclaim for a page that is only held: compress it instead. */
-	src = kmap_local_page(page);
-	obj.buf = src;
-	ret = ozram_store_object(oz, index, &obj, OZRAM_GFP_NOWAIT,
-				 ozram_park_queue, NULL);
-	kunmap_local(src);
-	if (ret)
-		return ret;
+	obj.page = ozram_park_hold(oz);
+	if (!obj.page)
+		return -ENOMEM;
+	copy_highpage(obj.page, page);
+
+	/* Queued under the slot lock: the worker finds the slot parked. */
+	ozram_slot_lock(oz, index);
+	spin_lock(&oz->park_lock);
+	queued = kfifo_put(&oz->park_fifo, index);
+	spin_unlock(&oz->park_lock);
+	if (queued)
+		ozram_obj_install(oz, index, &obj, 0);
+	ozram_slot_unlock(oz, index);
+	if (!queued) {
+		ozram_park_release(oz, obj.page);
+		return -EBUSY;
+	}
 
 	trace_ozram_park(oz->id, index);
 	ozram_park_kick(oz, 0);
@@ -123,18 +205,37 @@ void ozram_park_count(struct ozram *oz, bool parked)
 }
 
 /*
- * Compresses parked slot @index, whose raw page @page holds, in the
- * kernel: no agent takes it.  Slot lock held, as zram's recompression
- * holds it, so the slot cannot change under the result; hence the
- * allocation may not sleep.  A page that does not compress, or whose
- * smaller object mem_limit has no room for, stays as it is, stored raw.
- * Return: 0, or -EAGAIN to try again later.
+ * Stores parked slot @index, whose page @page holds, raw: it does not
+ * compress, or mem_limit has no room for its compressed object.  The raw
+ * object replaces the page, which is then freed.  Slot lock held.
+ */
+static int ozram_park_store_raw_locked(struct ozram *oz, u32 index,
+				       struct page *page)
+{
+	struct ozram_obj obj = { .len = PAGE_SIZE, .replacing = true };
+	unsigned long handle;
+	int ret;
+
+	obj.buf = kmap_local_page(page);
+	ret = ozram_obj_alloc(oz, &obj, OZRAM_GFP_NOWAIT, &handle);
+	kunmap_local(obj.buf);
+	if (!ret)
+		ozram_obj_install(oz, index, &obj, handle);
+	return ret;
+}
+
+/*
+ * Compresses parked slot @index, whose page @page holds, in the kernel: no
+ * agent takes it.  Slot lock held, as zram's recompression holds it, so
+ * the slot cannot change under the result; hence the allocation may not
+ * sleep.  A page that does not compress, or whose smaller object mem_limit
+ * has no room for, is stored raw.
+ * Return: 0, -EAGAIN to try again later, or -ENOMEM at mem_limit.
  */
 static int ozram_park_compress_locked(struct ozram *oz, u32 index,
 				      struct page *page)
 {
 	struct ozram_comp *comp = oz->comps[OZRAM_PRIMARY_COMP];
-	const struct ozram_obj raw = { .len = PAGE_SIZE };
 	struct ozram_comp_stream *strm;
 	struct ozram_obj obj = {
 		.prio = OZRAM_PRIMARY_COMP,
@@ -157,21 +258,18 @@ static int ozram_park_compress_locked(struct ozram *oz, u32 index,
 	ozram_comp_stream_put(comp);
 	if (ret == -EAGAIN || !ret)
 		return ret;
-	/* Stored raw after all: the object is the page already. */
-	ozram_obj_unaccount(oz, index);
-	ozram_obj_account(oz, index, &raw);
-	return 0;
+	return ozram_park_store_raw_locked(oz, index, page);
 }
 
 /*
  * Hands parked slot @index to the agent (@stage), or compresses it in the
- * kernel; @page is scratch.  Return: 0 when done or when the slot was
- * rewritten since (nothing to do), -EBUSY while the ring is full, -EAGAIN
- * when out of memory for now.
+ * kernel, from the page that holds it.  Return: 0 when done or when the
+ * slot was rewritten since (nothing to do), -EBUSY while the ring is full,
+ * -EAGAIN when out of memory for now, -ENOMEM at mem_limit.
  */
-static int ozram_park_flush(struct ozram *oz, u32 index, struct page *page,
-			    bool stage)
+static int ozram_park_flush(struct ozram *oz, u32 index, bool stage)
 {
+	struct page *page;
 	int ret;
 
 	ozram_slot_lock(oz, index);
@@ -179,9 +277,7 @@ static int ozram_park_flush(struct ozram *oz, u32 index, struct page *page,
 		ozram_slot_unlock(oz, index);
 		return 0;
 	}
-	ret = ozram_read_object(oz, index, page);
-	if (ret)
-		goto out;
+	page = ozram_parked_page(oz, index);
 	if (stage) {
 		/* No fallback event: the page stays parked, its writer gone. */
 		ret = ozram_stage_locked(oz, index, page);
@@ -234,7 +330,6 @@ static void ozram_park_fn(struct work_struct *work)
 					park_work);
 	enum ozram_park_action action;
 	unsigned long delay = 1;
-	struct page *page;
 	int n, ret = 0;
 	u32 index;
 
@@ -251,28 +346,25 @@ static void ozram_park_fn(struct work_struct *work)
 		up_read(&oz->init_lock);
 		goto again;
 	}
-	page = alloc_page(GFP_NOIO);
-	if (!page) {
-		up_read(&oz->init_lock);
-		goto again;
-	}
 	for (n = 0; n < OZRAM_PARK_BATCH; n++) {
 		if (!kfifo_peek(&oz->park_fifo, &index))
 			break;
-		ret = ozram_park_flush(oz, index, page,
-				       action == OZRAM_PARK_STAGE);
+		ret = ozram_park_flush(oz, index, action == OZRAM_PARK_STAGE);
 		if (ret)
 			break;
 		kfifo_skip(&oz->park_fifo);
 	}
-	__free_page(page);
 	if (!ret && kfifo_is_empty(&oz->park_fifo)) {
+		/* Nothing parked: the pool has no writer to keep pages for. */
+		ozram_park_empty_pool(oz);
 		up_read(&oz->init_lock);
 		return;
 	}
 	up_read(&oz->init_lock);
 	if (!ret)
 		delay = 0;	/* a full batch: more to do at once */
+	else if (ret == -ENOMEM)
+		ozram_make_room(oz);	/* at mem_limit: compact, then retry */
 	else if (ret != -EBUSY && ret != -EAGAIN)
 		pr_warn_ratelimited("%s: parked page %u: %d\n",
 				    oz->disk->disk_name, index, ret);
@@ -295,15 +387,19 @@ int ozram_park_alloc(struct ozram *oz, u64 disksize)
 	return kfifo_init(&oz->park_fifo, buf, n * sizeof(*buf));
 }
 
+/* After the slots are freed, so that no page is parked any more. */
 void ozram_park_free(struct ozram *oz)
 {
 	kvfree(oz->park_fifo.kfifo.data);
 	memset(&oz->park_fifo, 0, sizeof(oz->park_fifo));
+	ozram_park_empty_pool(oz);
+	WARN_ON_ONCE(atomic_long_read(&oz->park_held));
 }
 
 void ozram_park_init(struct ozram *oz)
 {
 	spin_lock_init(&oz->park_lock);
+	INIT_LIST_HEAD(&oz->park_pool);
 	INIT_DELAYED_WORK(&oz->park_work, ozram_park_fn);
 }
 

@@ -3,14 +3,14 @@
  * ozram data path: what a slot holds, and the accounting that goes with
  * it.  A slot holds nothing (reads as zeroes), a repeated word, a page
  * staged for the agent, a block of the backing device (ozram_io_wb*.c), or
- * a zsmalloc object that is either compressed data or the raw page: stored
- * raw because compression does not save enough, or parked until the agent
- * takes it (ozram_io_park.c).
+ * a zsmalloc object that is either compressed data or the raw page stored
+ * raw because compression does not save enough, or a raw page parked in a
+ * page of its own until the agent takes it (ozram_io_park.c).
  *
- * Every object comes from ozram_obj_alloc(), and every object is installed
- * and counted by ozram_obj_install(): the one place that enforces
- * mem_limit, and the one place that counts what a slot holds, whichever
- * path produced it.
+ * Every object comes from ozram_obj_alloc(), and every object and parked
+ * page is installed and counted by ozram_obj_install(): the one place that
+ * counts what a slot holds, whichever path produced it.  mem_limit is
+ * enforced where memory is taken: ozram_obj_alloc() and the parking.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
@@ -78,7 +78,7 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 	if (IS_ERR_VALUE(*handle))
 		return (gfp & __GFP_DIRECT_RECLAIM) ? -ENOMEM : -EAGAIN;
 
-	pages = zs_get_total_pages(oz->mem_pool);
+	pages = ozram_mem_used_pages(oz);
 	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX, (u64)pages << PAGE_SHIFT);
 	if (oz->limit_pages && pages > oz->limit_pages +
 	    (obj->replacing ? OZRAM_REPLACEMENT_PAGES : 0)) {
@@ -93,7 +93,8 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 	return 0;
 }
 
-void ozram_obj_account(struct ozram *oz, u32 index, const struct ozram_obj *obj)
+static void ozram_obj_account(struct ozram *oz, u32 index,
+			      const struct ozram_obj *obj)
 {
 	ozram_set_obj_size(oz, index, obj->len);
 	if (obj->parked) {
@@ -113,7 +114,7 @@ void ozram_obj_account(struct ozram *oz, u32 index, const struct ozram_obj *obj)
 	ozram_stat_add(oz, OZRAM_STAT_COMPR_DATA, obj->len);
 }
 
-void ozram_obj_unaccount(struct ozram *oz, u32 index)
+static void ozram_obj_unaccount(struct ozram *oz, u32 index)
 {
 	if (ozram_test_flag(oz, index, OZRAM_SLOT_PARKED)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_PARKED);
@@ -139,12 +140,18 @@ void ozram_make_room(struct ozram *oz)
 	zs_compact(oz->mem_pool);
 }
 
-/* Slot lock held: frees what slot @index holds and installs @handle. */
+/*
+ * Slot lock held: frees what slot @index holds and installs @handle, or
+ * the page of a parked @obj.
+ */
 void ozram_obj_install(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       unsigned long handle)
 {
 	ozram_free_slot(oz, index);
-	oz->table[index].handle = handle;
+	if (obj->parked)
+		oz->table[index].parked = obj->page;
+	else
+		oz->table[index].handle = handle;
 	ozram_obj_account(oz, index, obj);
 	ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
 }
@@ -196,6 +203,9 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	} else if (ozram_test_flag(oz, index, OZRAM_SLOT_SAME)) {
 		ozram_clear_flag(oz, index, OZRAM_SLOT_SAME);
 		ozram_stat_dec(oz, OZRAM_STAT_SAME_PAGES);
+	} else if (ozram_test_flag(oz, index, OZRAM_SLOT_PARKED)) {
+		ozram_park_release(oz, slot->parked);
+		ozram_obj_unaccount(oz, index);
 	} else if (slot->handle) {
 		zs_free(oz->mem_pool, slot->handle);
 		ozram_obj_unaccount(oz, index);
@@ -208,7 +218,15 @@ void ozram_free_slot(struct ozram *oz, u32 index)
 	WARN_ON_ONCE(slot->flags & ~BIT(OZRAM_SLOT_LOCK));
 }
 
-/* Slot lock held: the object of slot @index, stored raw or compressed. */
+struct page *ozram_parked_page(struct ozram *oz, u32 index)
+{
+	return oz->table[index].parked;
+}
+
+/*
+ * Slot lock held: the object of slot @index, stored raw or compressed, or
+ * the page parked there.
+ */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 {
 	unsigned long handle = oz->table[index].handle;
@@ -218,6 +236,10 @@ int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 	void *src, *dst;
 	int ret = 0;
 
+	if (ozram_test_flag(oz, index, OZRAM_SLOT_PARKED)) {
+		copy_highpage(page, oz->table[index].parked);
+		return 0;
+	}
 	/*
 	 * The stream before the mapping, as zram orders them: a write holds a
 	 * stream while zs_malloc() takes the pool's lock, and a mapping holds

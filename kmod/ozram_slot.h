@@ -83,6 +83,7 @@ struct ozram_slot {
 	union {
 		unsigned long handle;	/* zsmalloc handle */
 		unsigned long element;	/* with OZRAM_SLOT_SAME */
+		struct page *parked;	/* with OZRAM_SLOT_PARKED */
 	};
 	unsigned long flags;
 	/*

@@ -55,7 +55,7 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	/* What the allocator and the device know rather than count. */
 	if (snap->initstate) {
 		snap->stats[OZRAM_STAT_MEM_USED] =
-			(u64)zs_get_total_pages(oz->mem_pool) << PAGE_SHIFT;
+			(u64)ozram_mem_used_pages(oz) << PAGE_SHIFT;
 		zs_pool_stats(oz->mem_pool, &pool_stats);
 		snap->stats[OZRAM_STAT_COMPACTED] =
 			atomic_long_read(&pool_stats.pages_compacted);
@@ -87,7 +87,7 @@ void ozram_stats_reset(struct ozram *oz)
 		if (ozram_stat_is_counter[i])
 			ozram_stat_set(oz, i, 0);
 	ozram_stat_set(oz, OZRAM_STAT_MEM_USED_MAX, ozram_init_done(oz) ?
-		       (u64)zs_get_total_pages(oz->mem_pool) << PAGE_SHIFT : 0);
+		       (u64)ozram_mem_used_pages(oz) << PAGE_SHIFT : 0);
 	ozram_latency_reset(oz);
 	up_read(&oz->init_lock);
 }

@@ -360,8 +360,7 @@ static ssize_t mem_used_max_store(struct device *dev,
 	down_read(&oz->init_lock);
 	if (ozram_init_done(oz))
 		ozram_stat_set(oz, OZRAM_STAT_MEM_USED_MAX,
-			       (u64)zs_get_total_pages(oz->mem_pool) <<
-			       PAGE_SHIFT);
+			       (u64)ozram_mem_used_pages(oz) << PAGE_SHIFT);
 	up_read(&oz->init_lock);
 	return len;
 }
