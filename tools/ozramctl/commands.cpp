@@ -181,8 +181,22 @@ std::string json_latency(const StatsRecord& record) {
     return "{\"dev_name\":" + json_string(name) + ',' + json_latency_members(record.latency) + '}';
 }
 
+// The module times I/O only while its parameter latency_stats is on, which
+// it is not by default: say so, on stderr, rather than show empty histograms
+// as if nothing had happened.
+void note_latency_stats_off() {
+    std::ifstream param("/sys/module/ozram/parameters/latency_stats");
+    std::string value;
+    if (param >> value && value == "N") {
+        std::fprintf(stderr,
+                     "ozramctl: the module parameter latency_stats is off, so nothing is timed;"
+                     " turn it on with: echo 1 > /sys/module/ozram/parameters/latency_stats\n");
+    }
+}
+
 int latency(const CommandLine& line) {
     GenlClient client;
+    note_latency_stats_off();
     return repeat(line, [&]() -> std::string {
         std::vector<StatsRecord> records;
         if (line.device) {

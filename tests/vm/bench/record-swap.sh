@@ -14,6 +14,7 @@ D=$(dev 0)
 ram_mb=$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
 hog_mb=$((ram_mb * 3 / 2))
 
+echo 1 >/sys/module/ozram/parameters/latency_stats # the histograms recorded below
 dev_setup 0 768M
 echo 0 >/proc/sys/vm/page-cluster
 mkswap $D >/dev/null || fail "mkswap failed"

@@ -1,7 +1,8 @@
 # vm: --mem 384 --program /usr/bin/promtool
 # vm-zram: no stock zram has no latency_stat
-# Latency histograms and the Prometheus output after a known workload: the
-# write and read histograms of latency_stat count exactly the pages written
+# Latency histograms and the Prometheus output after a known workload:
+# nothing is timed while latency_stats is off, its default; once it is on,
+# the write and read histograms of latency_stat count exactly the pages written
 # and read, the ring's counts every page the agent had (none without it),
 # each line's buckets sum to its count, netlink (ozramctl latency -j) says
 # what sysfs says, and promtool accepts "ozramctl stats --format prometheus"
@@ -28,7 +29,17 @@ check_eq "$(awk '{ print $1 }' $S/latency_stat | tr '\n' ' ')" "write read ring 
 check_eq "$(awk '{ print NF }' $S/latency_stat | sort -u)" 35 "name, count, sum_ns and 32 buckets"
 
 dev_setup 0 64M
+P=/sys/module/ozram/parameters/latency_stats
+
+step "latency_stats off, its default: nothing is timed"
+check_eq "$(cat $P)" N "latency_stats by default"
+pagegen --pages 20 --kind text --seed 12 | dd of=$D bs=4096 oflag=direct 2>/dev/null || fail "write failed"
 ring_settle 0
+dd if=$D of=/dev/null bs=4096 count=20 iflag=direct 2>/dev/null || fail "read failed"
+check_eq "$(awk '{ print $2 }' $S/latency_stat | tr '\n' ' ')" "0 0 0 " "counts with latency_stats off"
+echo 1 >$P
+check_eq "$(cat $P)" Y "latency_stats turned on"
+
 w0=$(lat write 2) r0=$(lat read 2) g0=$(lat ring 2)
 s0=$(backend_field ring_submitted_total)
 

@@ -25,6 +25,8 @@ for e in $EVENTS; do
 done
 check_eq "$(ls $T/events/ozram | grep -c '^ozram_')" 8 "ozram's tracepoints"
 
+# The ages of ozram_store and ozram_take_back are timed with the histograms.
+echo 1 >/sys/module/ozram/parameters/latency_stats
 dev_setup 0 64M
 pagegen --pages 1500 --kind text --seed 5 >/tmp/pages.bin
 submitted0=$(backend_field ring_submitted_total)
