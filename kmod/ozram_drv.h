@@ -111,14 +111,17 @@ struct ozram {
 	/*
 	 * Each parked page is held in a page of its own.  park_pool (under
 	 * park_lock) keeps the pages that staging freed for the next writers
-	 * to park into, up to a batch of them while pages are being parked:
-	 * a page used again is not zeroed and freed by the page allocator
-	 * once per parked page.  park_held counts every such page, those in
-	 * the pool included.
+	 * to park into, up to a batch of them: a page used again is not
+	 * zeroed and freed by the page allocator once per parked page.
+	 * park_held counts every such page, those in the pool included.
+	 * park_pool_work frees the pool once a second has passed with no page
+	 * parked; park_pool_parked is the count of pages parked it last saw.
 	 */
 	struct list_head park_pool;
 	unsigned int park_pool_nr;
 	atomic_long_t park_held;
+	struct delayed_work park_pool_work;
+	u64 park_pool_parked;
 };
 
 /*

@@ -19,8 +19,8 @@
  * Debian's kernels), and give back when it is staged.  While pages are
  * being parked, the device's pool keeps a batch of the pages that staging
  * frees for the next writers instead.  They are not movable: a parked page
- * waits only until the agent drains the ring, and the pool is emptied as
- * soon as nothing is parked.
+ * waits only until the agent drains the ring, and the pool is emptied once
+ * a second has passed with nothing parked.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
@@ -119,8 +119,8 @@ static struct page *ozram_park_hold(struct ozram *oz)
 
 /*
  * Slot lock held, or the page not installed.  The pool keeps the page
- * while more pages wait to be staged, and the device is not at mem_limit,
- * which would then keep the memory from objects.
+ * unless the device is at mem_limit, where the page would keep memory
+ * from objects, or has no queue (reset).
  */
 void ozram_park_release(struct ozram *oz, struct page *page)
 {
@@ -129,7 +129,7 @@ void ozram_park_release(struct ozram *oz, struct page *page)
 
 	spin_lock(&oz->park_lock);
 	if (keep && oz->park_pool_nr < OZRAM_PARK_POOL &&
-	    !kfifo_is_empty(&oz->park_fifo)) {
+	    kfifo_initialized(&oz->park_fifo)) {
 		list_add(&page->lru, &oz->park_pool);
 		oz->park_pool_nr++;
 		page = NULL;
@@ -355,8 +355,8 @@ static void ozram_park_fn(struct work_struct *work)
 		kfifo_skip(&oz->park_fifo);
 	}
 	if (!ret && kfifo_is_empty(&oz->park_fifo)) {
-		/* Nothing parked: the pool has no writer to keep pages for. */
-		ozram_park_empty_pool(oz);
+		/* Nothing parked: keep the pool a second for the next writer. */
+		queue_delayed_work(ozram_park_wq, &oz->park_pool_work, HZ);
 		up_read(&oz->init_lock);
 		return;
 	}
@@ -370,6 +370,25 @@ static void ozram_park_fn(struct work_struct *work)
 				    oz->disk->disk_name, index, ret);
 again:
 	ozram_park_kick(oz, delay);
+}
+
+/*
+ * The pool's timer: frees the pool once a second has passed with no page
+ * parked, and looks again a second later otherwise.  Pages parked in
+ * bursts, as writers meet a full ring, reuse the pages of the last burst.
+ */
+static void ozram_park_pool_fn(struct work_struct *work)
+{
+	struct ozram *oz = container_of(to_delayed_work(work), struct ozram,
+					park_pool_work);
+	u64 parked = ozram_stat_read(oz, OZRAM_STAT_PARKED);
+
+	if (parked != oz->park_pool_parked) {
+		oz->park_pool_parked = parked;
+		queue_delayed_work(ozram_park_wq, &oz->park_pool_work, HZ);
+		return;
+	}
+	ozram_park_empty_pool(oz);
 }
 
 int ozram_park_alloc(struct ozram *oz, u64 disksize)
@@ -401,11 +420,14 @@ void ozram_park_init(struct ozram *oz)
 	spin_lock_init(&oz->park_lock);
 	INIT_LIST_HEAD(&oz->park_pool);
 	INIT_DELAYED_WORK(&oz->park_work, ozram_park_fn);
+	INIT_DELAYED_WORK(&oz->park_pool_work, ozram_park_pool_fn);
 }
 
+/* The pool's timer after the worker, which queues it. */
 void ozram_park_stop(struct ozram *oz)
 {
 	cancel_delayed_work_sync(&oz->park_work);
+	cancel_delayed_work_sync(&oz->park_pool_work);
 }
 
 int ozram_park_wq_create(void)

@@ -30,10 +30,7 @@ ROUNDS=5
 
 load_module lz4
 load_module zram num_devices=1
-for i in $(seq 1 $FILES); do
-	pagegen --pages $PAGES --kind text --seed $((60 + i)) >/tmp/text$i.bin
-done
-sums=$(cat /tmp/text*.bin | md5sum | cut -d' ' -f1)
+sums=$(text_files $FILES)
 
 [ "$(cat /sys/module/ozram/parameters/verify)" = Y ] || fail "verify is not 1"
 echo "KERNEL-CPU verify=1"
@@ -95,11 +92,7 @@ round() {
 	[ $d = ozram0 ] && submitted=$(backend_field ring_submitted_total)
 	sync
 	k0=$(kernel_ticks) s0=$(agent_ticks 15) u0=$(agent_ticks 14) b0=$(doorbell_ticks)
-	i=0
-	for f in /tmp/text*.bin; do
-		dd if=$f of=/dev/$d bs=1M seek=$((i * 64)) oflag=direct 2>/dev/null || fail "write to $d failed"
-		i=$((i + 1))
-	done
+	write_text_files $d
 	[ $d = ozram0 ] && settled
 	k1=$(kernel_ticks) s1=$(agent_ticks 15) u1=$(agent_ticks 14) b1=$(doorbell_ticks)
 	ring=0

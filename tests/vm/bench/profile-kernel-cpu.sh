@@ -11,16 +11,12 @@
 # time, so only the shares are meaningful.
 # Run: tests/vm/run --mem 1024 --agent cpu --program /usr/bin/perf \
 #          --timeout 900 --script tests/vm/bench/profile-kernel-cpu.sh
-FILES=2
-PAGES=16384 # per file: 64 MiB
+FILES=2 # of 64 MiB
 
 perf_ready
 load_module lz4
 load_module zram num_devices=1
-for i in $(seq 1 $FILES); do
-	pagegen --pages $PAGES --kind text --seed $((60 + i)) >/tmp/text$i.bin
-done
-sums=$(cat /tmp/text*.bin | md5sum | cut -d' ' -f1)
+sums=$(text_files $FILES)
 echo lz4 >/sys/block/zram0/comp_algorithm
 stop_agent && start_agent --nice 0 >/dev/null || fail "no agent"
 
@@ -30,11 +26,7 @@ for d in zram0 ozram0; do
 	perf record -q -a -g -m 16 -e cpu-clock -F 499 -o /tmp/$d.data &
 	perf_pid=$!
 	sleep 1 # perf's start, outside the writes
-	i=0
-	for f in /tmp/text*.bin; do
-		dd if=$f of=/dev/$d bs=1M seek=$((i * 64)) oflag=direct 2>/dev/null || fail "write to $d failed"
-		i=$((i + 1))
-	done
+	write_text_files $d
 	ring_settle /sys/block/$d
 	# perf stops on SIGTERM and writes its data; the status is the signal's.
 	kill -TERM $perf_pid

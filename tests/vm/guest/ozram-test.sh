@@ -364,6 +364,25 @@ stop_agent() {
 }
 # --- end agent ---------------------------------------------------------------
 
+# text_files N: the kernel-CPU benches' workload, N files of 64 MiB of
+# compressible text (/tmp/text1.bin ...); prints the md5 of them all.
+text_files() {
+	for i in $(seq 1 "$1"); do
+		pagegen --pages 16384 --kind text --seed $((60 + i)) >/tmp/text$i.bin
+	done
+	cat /tmp/text*.bin | md5sum | cut -d' ' -f1
+}
+
+# write_text_files DEV: writes the files of text_files to /dev/DEV, one
+# after the other, with O_DIRECT.
+write_text_files() {
+	i=0
+	for f in /tmp/text*.bin; do
+		dd if=$f of=/dev/$1 bs=1M seek=$((i * 64)) oflag=direct 2>/dev/null || fail "write to $1 failed"
+		i=$((i + 1))
+	done
+}
+
 # perf_ready: for the profiling benches, fails without perf in the VM
 # (tests/vm/run --program /usr/bin/perf), and lets perf sample every CPU
 # and name kernel symbols.
