@@ -21,9 +21,11 @@
  *
  * The walk is as long as the decoder's: each token's place depends on the
  * lengths before it.  What it saves is the output buffer and the compare
- * after the decode.  Its common case comes first: a sequence far from both
- * ends, whose literals and match are compared 16 bytes at a time under a
- * mask, with no branch on their lengths.
+ * after the decode.  Its common case comes first, in a loop of its own: a
+ * sequence far from both ends, whose literals and match are compared a
+ * word or 16 bytes at a time under a mask, with no branch on their
+ * lengths, and whose compares are or-ed together and tested once, when the
+ * loop ends.
  */
 #include <linux/compiler.h>
 #include <linux/string.h>
@@ -161,6 +163,22 @@ static __always_inline u64 lz4v_diff16_all(const u8 *a, const u8 *b)
 }
 
 /*
+ * Non-zero when the @n bytes at @a and @b differ, for @n of at least 16:
+ * the last 16 bytes, then 16 at a time from the first.  Nothing past @n is
+ * read.
+ */
+static __always_inline u64 lz4v_diff_long(const u8 *a, const u8 *b,
+					  unsigned long n)
+{
+	u64 diff = lz4v_diff16_all(a + n - 16, b + n - 16);
+	unsigned long i;
+
+	for (i = 0; i + 16 < n; i += 16)
+		diff |= lz4v_diff16_all(a + i, b + i);
+	return diff;
+}
+
+/*
  * Whether the @n bytes at @a equal those at @b.  With @slack, 16 bytes may
  * be read at @a and @b however short @n is; without it nothing past @n is
  * read.
@@ -169,15 +187,9 @@ static __always_inline bool lz4v_same(const u8 *a, const u8 *b,
 				      unsigned long n, bool slack)
 {
 	unsigned long i;
-	u64 diff;
 
-	if (n >= 16) {
-		/* The last 16 bytes, then 16 at a time from the first. */
-		diff = lz4v_diff16_all(a + n - 16, b + n - 16);
-		for (i = 0; i + 16 < n; i += 16)
-			diff |= lz4v_diff16_all(a + i, b + i);
-		return !diff;
-	}
+	if (n >= 16)
+		return !lz4v_diff_long(a, b, n);
 	if (slack)
 		return !lz4v_diff16(a, b, n);
 	if (n >= 8)
@@ -225,18 +237,82 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 	unsigned long ip = 0;	/* the next byte of the block */
 	unsigned long op = 0;	/* the page's bytes proven so far */
 	/*
-	 * The shortcut wants ip < short_ip and op < short_op; the walk's
-	 * fast path op < fast_op as well.
+	 * The shortcut wants ip < short_ip after its token and op <
+	 * short_op; the fast loop wants its token before fast_ip and op <
+	 * fast_op.
 	 */
-	unsigned long short_ip, short_op, fast_op;
+	unsigned long short_ip, short_op, fast_ip, fast_op;
+	/* The fast loop's compares, or-ed: any bit set is a mismatch. */
+	u64 diff = 0;
 
 	if (!len || !size)
 		return false;
 	short_ip = len > LZ4V_SHORT_INPUT ? len - LZ4V_SHORT_INPUT : 0;
+	fast_ip = short_ip ? short_ip - 1 : 0;
 	short_op = size >= LZ4V_SHORT_OUTPUT ? size - LZ4V_SHORT_OUTPUT + 1 : 0;
 	fast_op = size >= LZ4V_FAST_OUTPUT ? size - LZ4V_FAST_OUTPUT + 1 : 0;
 	for (;;) {
 		unsigned long token, literals, match, offset;
+
+		/*
+		 * The fast loop: the decoder's shortcut, and its long
+		 * matches with one length byte, far from both ends.  More
+		 * than 16 bytes of the block follow each token and 64 of
+		 * the page follow op, so the compares may read 16 bytes on
+		 * either side, and every end test that a short match could
+		 * meet passes: only its offset decides, whichever way the
+		 * decoder goes.  Its compares are or-ed into diff and tested
+		 * once, when it ends, for no verdict depends on the order:
+		 * the walk's bounds never depend on what the compares found.
+		 */
+		while (likely(ip < fast_ip && op < fast_op)) {
+			token = src[ip];
+			literals = token >> 4;
+			if (unlikely(literals == LZ4V_RUN_MASK))
+				break;
+			ip++;
+			/* Most runs are short: one word, a second past 8. */
+			diff |= (lz4v_load(out + op) ^ lz4v_load(src + ip)) &
+				lz4v_keep[0][literals];
+			if (unlikely(literals > 8))
+				diff |= (lz4v_load(out + op + 8) ^
+					 lz4v_load(src + ip + 8)) &
+					lz4v_keep[1][literals];
+			op += literals;
+			ip += literals;
+			offset = lz4v_le16(src + ip);
+			ip += 2;
+			match = token & LZ4V_RUN_MASK;
+			/* Either path refuses an offset of 0 or before the page. */
+			if (unlikely(offset - 1 >= op))
+				return false;
+			if (likely(match != LZ4V_RUN_MASK)) {
+				const u8 *from = out + op - offset;
+
+				match += LZ4V_MIN_MATCH;
+				diff |= lz4v_diff16(out + op, from, match);
+				if (unlikely(match > 16))
+					diff |= lz4v_diff16_all(out + op + match - 16,
+								from + match - 16);
+				op += match;
+				continue;
+			}
+			/*
+			 * A long match with one length byte, the common kind:
+			 * the general path's tests, in short.  Any other takes
+			 * them in full.
+			 */
+			if (unlikely(len - ip <= LZ4V_LAST_LITERALS ||
+				     src[ip] == LZ4V_MORE))
+				goto general_match;
+			match += LZ4V_MIN_MATCH + src[ip++];
+			if (unlikely(match + LZ4V_LAST_LITERALS > size - op))
+				return false;
+			diff |= lz4v_diff_long(out + op, out + op - offset, match);
+			op += match;
+		}
+		if (diff)
+			return false;
 
 		/*
 		 * Never taken: every path below leaves a byte for the next
@@ -249,62 +325,15 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 		literals = token >> 4;
 		match = token & LZ4V_RUN_MASK;
 
-		if (likely(literals != LZ4V_RUN_MASK && ip < short_ip &&
-			   op < fast_op)) {
-			/*
-			 * The shortcut, far from the end of the page: more
-			 * than 16 bytes of the block follow the token and 64
-			 * of the page follow op.  The compares may read 16
-			 * bytes on either side, and every end test that a
-			 * match of up to 18 bytes could meet passes, so only
-			 * its offset decides, whichever way the decoder goes.
-			 */
-			u64 diff = lz4v_diff16(out + op, src + ip, literals);
-
-			op += literals;
-			ip += literals;
-			offset = lz4v_le16(src + ip);
-			ip += 2;
-			if (likely(match != LZ4V_RUN_MASK && offset - 1 < op)) {
-				const u8 *from = out + op - offset;
-
-				match += LZ4V_MIN_MATCH;
-				diff |= lz4v_diff16(out + op, from, match);
-				if (unlikely(match > 16))
-					diff |= lz4v_diff16_all(out + op + match - 16,
-								from + match - 16);
-				if (diff)
-					return false;
-				op += match;
-				continue;
-			}
-			if (diff)
-				return false;
-			/*
-			 * A long match with one length byte, the common
-			 * kind: the general path's tests, in short.
-			 */
-			if (match == LZ4V_RUN_MASK && offset - 1 < op &&
-			    len - ip > LZ4V_LAST_LITERALS &&
-			    src[ip] != LZ4V_MORE) {
-				match += LZ4V_MIN_MATCH + src[ip++];
-				if (match + LZ4V_LAST_LITERALS > size - op ||
-				    !lz4v_same(out + op, out + op - offset,
-					       match, false))
-					return false;
-				op += match;
-				continue;
-			}
-			/* Any other match takes the general path's tests. */
-		} else if (literals != LZ4V_RUN_MASK && ip < short_ip &&
-			   op < short_op) {
+		if (literals != LZ4V_RUN_MASK && ip < short_ip &&
+		    op < short_op) {
 			/*
 			 * The shortcut near the end of the page, where the
 			 * decoder's choice of path decides: at least 32 bytes
 			 * of the page follow op, so the compares may read 16
 			 * bytes, and the match's 18 bytes at most fit.
 			 */
-			u64 diff = lz4v_diff16(out + op, src + ip, literals);
+			u64 near = lz4v_diff16(out + op, src + ip, literals);
 
 			op += literals;
 			ip += literals;
@@ -315,16 +344,16 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 				const u8 *from = out + op - offset;
 
 				match += LZ4V_MIN_MATCH;
-				diff |= lz4v_diff16(out + op, from, match);
+				near |= lz4v_diff16(out + op, from, match);
 				if (match > 16)
-					diff |= lz4v_diff16_all(out + op + match - 16,
+					near |= lz4v_diff16_all(out + op + match - 16,
 								from + match - 16);
-				if (diff)
+				if (near)
 					return false;
 				op += match;
 				continue;
 			}
-			if (diff)
+			if (near)
 				return false;
 			/* Any other match takes the general path's tests. */
 		} else {
@@ -363,6 +392,7 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 		 */
 		if (!offset || offset > op)
 			return false;
+general_match:
 		/* The decoder wants 5 bytes left after each length byte. */
 		if (match == LZ4V_RUN_MASK &&
 		    !lz4v_length(src, len, &ip, LZ4V_LAST_LITERALS, size,
