@@ -62,11 +62,15 @@ int ozram_read_page(struct ozram *oz, struct page *page, u32 index,
 					   oz->disk->disk_name, index, ret);
 		return ret;
 	}
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
-		/* Waiting for the agent: the staged copy is the page. */
-		dst = kmap_local_page(page);
-		memcpy(dst, ozram_ring_staged_data(handle), PAGE_SIZE);
-		kunmap_local(dst);
+	if (ozram_slot_waits_for_agent(oz, index)) {
+		/* The staged copy, or the page that holds it parked, is it. */
+		if (ozram_test_flag(oz, index, OZRAM_SLOT_STAGED)) {
+			dst = kmap_local_page(page);
+			memcpy(dst, ozram_ring_staged_data(handle), PAGE_SIZE);
+			kunmap_local(dst);
+		} else {
+			copy_highpage(page, ozram_parked_page(oz, index));
+		}
 		ozram_slot_unlock(oz, index);
 		return 0;
 	}

@@ -30,12 +30,6 @@ struct ozram_obj {
 	u32 prio;		/* the priority of the algorithm of @buf */
 	enum ozram_source source;	/* who compressed it */
 	/*
-	 * A raw page held for the agent (ozram_io_park.c), not stored raw:
-	 * @page holds it, not a zsmalloc object.
-	 */
-	bool parked;
-	struct page *page;
-	/*
 	 * It replaces the object the slot holds, which is freed once it is
 	 * installed: a parked page compressed, a recompression result.
 	 */
@@ -64,6 +58,11 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 		    unsigned long *handle);
 void ozram_obj_install(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       unsigned long handle);
+/*
+ * Slot lock held: installs @page, held by ozram_park_hold(), as the raw
+ * page written to slot @index, parked for the agent.
+ */
+void ozram_obj_install_parked(struct ozram *oz, u32 index, struct page *page);
 
 /* Drops whatever slot @index holds; slot lock held. */
 void ozram_free_slot(struct ozram *oz, u32 index);

@@ -159,7 +159,7 @@ static void ozram_park_empty_pool(struct ozram *oz)
 
 int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 {
-	struct ozram_obj obj = { .len = PAGE_SIZE, .parked = true };
+	struct page *held;
 	bool queued;
 
 	if (!kfifo_initialized(&oz->park_fifo) ||
@@ -169,10 +169,10 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 		return -EBUSY;
 
 	/* No reclaim for a page that is only held: compress it instead. */
-	obj.page = ozram_park_hold(oz);
-	if (!obj.page)
+	held = ozram_park_hold(oz);
+	if (!held)
 		return -ENOMEM;
-	copy_highpage(obj.page, page);
+	copy_highpage(held, page);
 
 	/* Queued under the slot lock: the worker finds the slot parked. */
 	ozram_slot_lock(oz, index);
@@ -180,10 +180,10 @@ int ozram_park_page(struct ozram *oz, struct page *page, u32 index)
 	queued = kfifo_put(&oz->park_fifo, index);
 	spin_unlock(&oz->park_lock);
 	if (queued)
-		ozram_obj_install(oz, index, &obj, 0);
+		ozram_obj_install_parked(oz, index, held);
 	ozram_slot_unlock(oz, index);
 	if (!queued) {
-		ozram_park_release(oz, obj.page);
+		ozram_park_release(oz, held);
 		return -EBUSY;
 	}
 

@@ -97,10 +97,7 @@ static void ozram_obj_account(struct ozram *oz, u32 index,
 			      const struct ozram_obj *obj)
 {
 	ozram_set_obj_size(oz, index, obj->len);
-	if (obj->parked) {
-		ozram_set_flag(oz, index, OZRAM_SLOT_PARKED);
-		ozram_park_count(oz, true);
-	} else if (obj->len == PAGE_SIZE) {
+	if (obj->len == PAGE_SIZE) {
 		ozram_set_flag(oz, index, OZRAM_SLOT_HUGE);
 		ozram_stat_inc(oz, OZRAM_STAT_HUGE_PAGES);
 		ozram_stat_inc(oz, OZRAM_STAT_HUGE_STORED);
@@ -140,19 +137,28 @@ void ozram_make_room(struct ozram *oz)
 	zs_compact(oz->mem_pool);
 }
 
-/*
- * Slot lock held: frees what slot @index holds and installs @handle, or
- * the page of a parked @obj.
- */
+/* Slot lock held: frees what slot @index holds and installs @handle. */
 void ozram_obj_install(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       unsigned long handle)
 {
 	ozram_free_slot(oz, index);
-	if (obj->parked)
-		oz->table[index].parked = obj->page;
-	else
-		oz->table[index].handle = handle;
+	oz->table[index].handle = handle;
 	ozram_obj_account(oz, index, obj);
+	ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
+}
+
+/*
+ * Slot lock held: frees what slot @index holds and installs @page, a raw
+ * copy of the page written there, parked for the agent.
+ */
+void ozram_obj_install_parked(struct ozram *oz, u32 index, struct page *page)
+{
+	ozram_free_slot(oz, index);
+	oz->table[index].parked = page;
+	ozram_set_obj_size(oz, index, PAGE_SIZE);
+	ozram_set_flag(oz, index, OZRAM_SLOT_PARKED);
+	ozram_park_count(oz, true);
+	ozram_stat_add(oz, OZRAM_STAT_COMPR_DATA, PAGE_SIZE);
 	ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
 }
 
@@ -223,10 +229,7 @@ struct page *ozram_parked_page(struct ozram *oz, u32 index)
 	return oz->table[index].parked;
 }
 
-/*
- * Slot lock held: the object of slot @index, stored raw or compressed, or
- * the page parked there.
- */
+/* Slot lock held: the object of slot @index, stored raw or compressed. */
 int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 {
 	unsigned long handle = oz->table[index].handle;
@@ -235,11 +238,6 @@ int ozram_read_object(struct ozram *oz, u32 index, struct page *page)
 	struct ozram_comp *comp = NULL;
 	void *src, *dst;
 	int ret = 0;
-
-	if (ozram_test_flag(oz, index, OZRAM_SLOT_PARKED)) {
-		copy_highpage(page, oz->table[index].parked);
-		return 0;
-	}
 	/*
 	 * The stream before the mapping, as zram orders them: a write holds a
 	 * stream while zs_malloc() takes the pool's lock, and a mapping holds

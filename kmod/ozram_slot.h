@@ -149,6 +149,17 @@ static inline bool ozram_slot_allocated(struct ozram *oz, u32 index)
 }
 
 /*
+ * Whether slot @index holds a page that waits for the agent, staged or
+ * parked: one test for both, so that a read of a stored object makes no
+ * test that zram's does not.
+ */
+static inline bool ozram_slot_waits_for_agent(struct ozram *oz, u32 index)
+{
+	return oz->table[index].flags & (BIT(OZRAM_SLOT_STAGED) |
+					 BIT(OZRAM_SLOT_PARKED));
+}
+
+/*
  * Whether slot @index holds a settled object in memory: compressed data
  * or the raw page, stored for good, that recompression and writeback may
  * take.  Not a page that waits for the agent (staged, parked), nor a
