@@ -18,6 +18,7 @@
 #include "device_setup.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
+#include "module_parameters.hpp"
 #include "ozram/error.hpp"
 #include "prometheus_output.hpp"
 #include "recompress.hpp"
@@ -106,6 +107,21 @@ int devices(const CommandLine& line) {
     return 0;
 }
 
+// The module times I/O only while its parameter latency_stats is on, which
+// it is not by default.
+bool latency_stats_off() {
+    return module_flag("latency_stats") == false;
+}
+
+// Says so on stderr, rather than show empty histograms as if nothing had
+// happened.
+void note_latency_stats_off() {
+    if (latency_stats_off()) {
+        std::fprintf(stderr, "ozramctl: %s; turn it on with: echo 1 > %s\n", LATENCY_STATS_OFF,
+                     (MODULE_PARAMETERS / "latency_stats").c_str());
+    }
+}
+
 // The live view: redrawn in place on a terminal, a block per sample
 // (separated by a blank line) otherwise.
 int watch_view(const CommandLine& line, GenlClient& client) {
@@ -115,6 +131,7 @@ int watch_view(const CommandLine& line, GenlClient& client) {
     timespec previous_time = {};
     return every(watch_seconds(line), [&](bool first) {
         WatchSample sample;
+        sample.latency_stats_off = latency_stats_off();
         if (line.device) {
             sample.devices.push_back(device_stats(client, line.device));
             sample.total = client.stats(std::nullopt);
@@ -179,19 +196,6 @@ int agent(const CommandLine& line) {
 std::string json_latency(const StatsRecord& record) {
     const std::string name = record.dev_name.empty() ? "total" : record.dev_name;
     return "{\"dev_name\":" + json_string(name) + ',' + json_latency_members(record.latency) + '}';
-}
-
-// The module times I/O only while its parameter latency_stats is on, which
-// it is not by default: say so, on stderr, rather than show empty histograms
-// as if nothing had happened.
-void note_latency_stats_off() {
-    std::ifstream param("/sys/module/ozram/parameters/latency_stats");
-    std::string value;
-    if (param >> value && value == "N") {
-        std::fprintf(stderr,
-                     "ozramctl: the module parameter latency_stats is off, so nothing is timed;"
-                     " turn it on with: echo 1 > /sys/module/ozram/parameters/latency_stats\n");
-    }
 }
 
 int latency(const CommandLine& line) {

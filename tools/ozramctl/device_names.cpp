@@ -26,12 +26,11 @@ std::optional<std::uint32_t> DeviceNaming::number_of(std::string_view name) cons
 }
 
 std::optional<DeviceNaming> loaded_module_naming(const std::filesystem::path& parameters) {
-    std::ifstream compat(parameters / "compat");
-    std::string value;
-    if (!(compat >> value)) {
+    const auto compat = module_flag("compat", parameters);
+    if (!compat) {
         return std::nullopt;
     }
-    return value == "Y" ? ZRAM_NAMING : OZRAM_NAMING;
+    return *compat ? ZRAM_NAMING : OZRAM_NAMING;
 }
 
 std::optional<DeviceArgument> parse_device_argument(std::string_view text) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "module_parameters.hpp"
+
 namespace ozramctl {
 
 struct DeviceNaming {
@@ -30,7 +32,7 @@ inline constexpr DeviceNaming ZRAM_NAMING{"zram", "zram-control"};
 // The naming of the loaded module, from its compat parameter (PARAMETERS is
 // the module's parameters directory); empty when the module is not loaded.
 std::optional<DeviceNaming> loaded_module_naming(
-    const std::filesystem::path& parameters = "/sys/module/ozram/parameters");
+    const std::filesystem::path& parameters = MODULE_PARAMETERS);
 
 // A device as given on the command line: "ozram3", "/dev/zram3" or "3".
 // PREFIX is the naming it was written in, empty for a bare number.

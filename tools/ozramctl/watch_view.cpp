@@ -134,7 +134,11 @@ std::string render_watch(const WatchSample& current, const WatchSample* previous
                          stored(OZRAM_STAT_ATTR_AGENT_GPU_PAGES),
                          stored(OZRAM_STAT_ATTR_HUGE_PAGES), stored(OZRAM_STAT_ATTR_SAME_PAGES)});
     }
-    out += render_table(memory) + render_table(pages);
+    out += render_table(memory);
+    if (current.latency_stats_off) {
+        out += std::string("P99: ") + LATENCY_STATS_OFF + '\n';
+    }
+    out += render_table(pages);
 
     // The ring is the module's: from the total.
     const StatsRecord& total = current.total;

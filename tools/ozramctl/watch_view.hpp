@@ -18,7 +18,14 @@ struct WatchSample {
     std::vector<StatsRecord> devices;
     StatsRecord total;
     bool show_total = true;  // false when one device was asked for
+    // The module's latency_stats parameter is off: no p99 can be shown.
+    bool latency_stats_off = false;
 };
+
+// What ozramctl says where it shows no latency because the module does not
+// time I/O.
+inline constexpr const char* LATENCY_STATS_OFF =
+    "the module parameter latency_stats is off, so nothing is timed";
 
 // One frame.  `previous` is the sample `seconds` before (nullptr for the
 // first frame, whose rates and quantiles are "-").

@@ -80,6 +80,16 @@ TEST_F(ScratchTree, TheModulesCompatParameterPicksTheNaming) {
     EXPECT_EQ(loaded_module_naming(root_ / "parameters"), ZRAM_NAMING);
 }
 
+TEST_F(ScratchTree, ModuleFlagsAreYOrN) {
+    EXPECT_FALSE(module_flag("latency_stats", root_ / "parameters"));  // not loaded
+    write(root_ / "parameters" / "latency_stats", "Y\n");
+    EXPECT_EQ(module_flag("latency_stats", root_ / "parameters"), true);
+    write(root_ / "parameters" / "latency_stats", "N\n");
+    EXPECT_EQ(module_flag("latency_stats", root_ / "parameters"), false);
+    write(root_ / "parameters" / "latency_stats", "1\n");  // not a boolean's sysfs form
+    EXPECT_FALSE(module_flag("latency_stats", root_ / "parameters"));
+}
+
 TEST_F(ScratchTree, SetupUnderZramsNamesTakesTheFirstFreeZramDevice) {
     const SysfsRoot root{.block = root_ / "block",
                          .classes = root_ / "class",

@@ -74,6 +74,20 @@ TEST(WatchView, FirstFrameHasNoRatesNorQuantiles) {
               "attached               12         -            -         -\n");
 }
 
+// With the module not timing I/O, the p99 columns say why they are empty.
+TEST(WatchView, SaysWhyNoQuantileIsShownWhileLatencyStatsIsOff) {
+    const WatchSample first = sample(1000, 2000, 500, 3000);
+    WatchSample second = sample(1200, 1900, 500, 5000);
+    second.latency_stats_off = true;
+    const std::string frame = render_watch(second, &first, 2, {});
+    EXPECT_NE(frame.find("      110M          -         -         -\n"
+                         "P99: the module parameter latency_stats is off, so nothing is timed\n"
+                         "STORED PAGES/S"),
+              std::string::npos)
+        << frame;
+    EXPECT_EQ(render_watch(first, nullptr, 0, {}).find("latency_stats"), std::string::npos);
+}
+
 // Over 2 s: 200 more kernel pages, 100 fewer agent ones (freed), 1000
 // writes between 4096 and 8192 ns (p99 interpolated: 4096 * 1.99 = 8151 ns),
 // no read, 500 round trips in [2^20, 2^21) ns, 2000 pages staged.
