@@ -29,6 +29,7 @@
 #include <zstd.h>
 
 #include "ozram_ring.h"
+#include "ring_header.h"
 
 static void usage(FILE* out) {
     fprintf(out,
@@ -53,7 +54,6 @@ int main(int argc, char** argv) {
     uint32_t sq_head, cq_tail;
     int have_expect = 0;
     time_t end;
-    void* p;
     int fd;
 
     for (i = 1; i < argc; i++) {
@@ -88,15 +88,9 @@ int main(int argc, char** argv) {
         fprintf(stderr, "level-agent: open: %s\n", strerror(errno));
         return 1;
     }
-    p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        perror("level-agent: mmap header");
+    if (ring_read_header(fd, &h, "level-agent") < 0)
         return 1;
-    }
-    memcpy(&h, p, sizeof(h));
-    munmap(p, OZRAM_RING_PAGE_SIZE);
-    if (ozram_ring_check_header(&h, h.mapping_size) != OZRAM_RING_OK ||
-        !(h.features & OZRAM_RING_FEAT_LEVELS)) {
+    if (!(h.features & OZRAM_RING_FEAT_LEVELS)) {
         fprintf(stderr, "level-agent: the kernel's ring has no levels\n");
         return 1;
     }

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "ozram_ring.h"
+#include "ring_header.h"
 
 enum rogue_kind {
     BAD_SLOT,
@@ -308,17 +309,8 @@ int main(int argc, char** argv) {
     if (check_no_read_write(fd))
         failed = 1;
 
-    p = mmap(NULL, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        perror("rogue-agent: mmap header");
+    if (ring_read_header(fd, &h, "rogue-agent") < 0)
         return 1;
-    }
-    memcpy(&h, p, sizeof(h));
-    munmap(p, OZRAM_RING_PAGE_SIZE);
-    if (ozram_ring_check_header(&h, h.mapping_size) != OZRAM_RING_OK) {
-        fprintf(stderr, "rogue-agent: the kernel's header does not check\n");
-        return 1;
-    }
     rw = mmap(NULL, h.staging.offset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (rw == MAP_FAILED) {
         perror("rogue-agent: mmap ring");
