@@ -253,6 +253,25 @@ static int ozram_staged_stored(const struct ozram_ring_req *req,
 				      ozram_ring_gfp(may_reclaim), &req->ref);
 }
 
+/* Copied once from the agent's output slot into its object, checked there. */
+static int ozram_staged_stored_in_place(const struct ozram_ring_req *req,
+					const struct ozram_ring_result *result,
+					bool may_reclaim)
+{
+	const struct ozram_obj obj = {
+		.buf = result->src,
+		.len = result->len,
+		.prio = OZRAM_PRIMARY_COMP,
+		.source = result->source,
+		.check = result->check,
+		.check_ctx = result->check_ctx,
+	};
+
+	return ozram_store_object(req->oz, req->index, &obj,
+				  ozram_ring_gfp(may_reclaim),
+				  ozram_store_allowed, &req->ref);
+}
+
 static int ozram_staged_raw(const struct ozram_ring_req *req,
 			    const void *page, bool may_reclaim)
 {
@@ -277,6 +296,7 @@ static int ozram_staged_failed(const struct ozram_ring_req *req,
 
 static const struct ozram_ring_ops ozram_staged_ops = {
 	.stored = ozram_staged_stored,
+	.stored_in_place = ozram_staged_stored_in_place,
 	.raw = ozram_staged_raw,
 	.same_filled = ozram_staged_same,
 	.failed = ozram_staged_failed,

@@ -34,6 +34,14 @@ struct ozram_obj {
 	 * installed: a parked page compressed, a recompression result.
 	 */
 	bool replacing;
+	/*
+	 * @buf is memory that another may rewrite (an agent's output slot):
+	 * it is copied once, and @check (NULL: none) must pass the copy, in
+	 * the object, before the object is used.
+	 */
+	bool (*check)(const void *check_ctx, const void *copy,
+		      unsigned int len);
+	const void *check_ctx;
 };
 
 /*

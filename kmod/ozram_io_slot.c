@@ -62,12 +62,14 @@
  *
  * Return: 0; -EAGAIN when an allocation that may not sleep failed (the
  * caller may retry where it can sleep); -ENOMEM when out of memory or over
- * mem_limit; -EINVAL on a bad length.
+ * mem_limit; -EINVAL on a bad length; -EBADMSG when @obj's check refused
+ * the bytes copied.
  */
 int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 		    unsigned long *handle)
 {
 	unsigned long pages;
+	bool checked;
 	void *dst;
 
 	might_sleep_if(gfpflags_allow_blocking(gfp));
@@ -89,7 +91,13 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 
 	dst = zs_map_object(oz->mem_pool, *handle, ZS_MM_WO);
 	memcpy(dst, obj->buf, obj->len);
+	/* The copy, not @obj->buf, which may have changed since. */
+	checked = !obj->check || obj->check(obj->check_ctx, dst, obj->len);
 	zs_unmap_object(oz->mem_pool, *handle);
+	if (!checked) {
+		zs_free(oz->mem_pool, *handle);
+		return -EBADMSG;
+	}
 	return 0;
 }
 

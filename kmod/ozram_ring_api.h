@@ -32,6 +32,24 @@ struct ozram_stage_ref {
 struct ozram_ring_req;
 
 /*
+ * A compressed result handed over where the agent wrote it, for the owner
+ * to copy once into memory of its own (->stored_in_place).  The agent may
+ * rewrite @src at any moment, so only the owner's copy may be used, and
+ * only once @check (NULL: none) has passed it: @check(@check_ctx, copy,
+ * len) returns whether the copy is a right result for the staged page.
+ * It takes no lock and does not sleep, so it may run where the copy is
+ * mapped.
+ */
+struct ozram_ring_result {
+	const void *src;
+	unsigned int len;
+	enum ozram_source source;
+	bool (*check)(const void *check_ctx, const void *copy,
+		      unsigned int len);
+	const void *check_ctx;
+};
+
+/*
  * What the owner of a staged page does with its outcome.  The ring calls
  * one op for the outcome, and ->failed again later for a page whose op
  * stored nothing (below); none once the owner has given the ring slot
@@ -40,6 +58,12 @@ struct ozram_ring_req;
  *
  * ->stored: the agent's result, checked: @len bytes compressed with the
  *           request's algorithm, by @source.
+ * ->stored_in_place: optional; the agent's result as ->stored, not yet
+ *           copied nor checked (struct ozram_ring_result).  The ring
+ *           hands a result over this way when its check needs no buffer
+ *           and no lock (an LZ4 block, or no check with verify=0), which
+ *           saves a copy.  It returns -EBADMSG, having stored nothing,
+ *           when the check refuses the owner's copy.
  * ->raw:    the agent found the page incompressible; @page is the staged
  *           copy, the page itself, in the ring slot: readable until the
  *           owner gives the slot back.
@@ -61,6 +85,9 @@ struct ozram_ring_ops {
 	int (*stored)(const struct ozram_ring_req *req, const void *buf,
 		      unsigned int len, enum ozram_source source,
 		      bool may_reclaim);
+	int (*stored_in_place)(const struct ozram_ring_req *req,
+			       const struct ozram_ring_result *result,
+			       bool may_reclaim);
 	int (*raw)(const struct ozram_ring_req *req, const void *page,
 		   bool may_reclaim);
 	int (*same_filled)(const struct ozram_ring_req *req,

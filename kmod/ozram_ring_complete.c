@@ -6,7 +6,9 @@
  * mapping before use and, with verify=1, checked against the staged copy:
  * an LZ4 block by a walk that compares instead of decoding
  * (ozram_lz4_verify.c), another format decoded with the request's
- * algorithm and compared.  A RAW result carries no
+ * algorithm and compared.  A result whose check needs no buffer and no
+ * lock (an LZ4 block, or any with verify=0) is copied once, by its owner,
+ * into its object, and checked there.  A RAW result carries no
  * bytes that are used: the owner gets the staged copy.  The outcome goes
  * to the ops of the staging's owner (ozram_ring_api.h): a result that
  * passes the checks, or ->failed, where the owner compresses the staged
@@ -22,6 +24,7 @@
 #include "ozram_comp.h"
 #include "ozram_drv.h"
 #include "ozram_latency.h"
+#include "ozram_lz4_verify.h"
 #include "ozram_trace.h"
 #include "ozram_ring_internal.h"
 
@@ -33,6 +36,8 @@ struct ozram_ring_outcome {
 	unsigned int len;
 	enum ozram_source source;
 	unsigned long fill;
+	/* A result for ->stored_in_place, which copies and checks it. */
+	const struct ozram_ring_result *in_place;
 };
 
 static int ozram_ring_call(const struct ozram_ring_req *req,
@@ -43,6 +48,8 @@ static int ozram_ring_call(const struct ozram_ring_req *req,
 
 	if (out->failed)
 		return ops->failed(req, out->buf, may_reclaim);
+	if (out->in_place)
+		return ops->stored_in_place(req, out->in_place, may_reclaim);
 	switch (out->encoding) {
 	case OZRAM_RING_ENC_RAW:
 		return ops->raw(req, out->buf, may_reclaim);
@@ -129,6 +136,45 @@ static int ozram_ring_decode(void *ctx, const void *src, unsigned int len,
 	return ozram_comp_decode(req->comp, src, len, dst);
 }
 
+/* The check of a result in its owner's copy: the LZ4 walk. */
+static bool ozram_ring_check_copy(const void *check_ctx, const void *copy,
+				  unsigned int len)
+{
+	const struct ozram_ring_req *req = check_ctx;
+
+	return ozram_lz4_verify(copy, len,
+				ozram_ring_staged_data(req->ref.ring_slot),
+				OZRAM_RING_PAGE_SIZE);
+}
+
+/*
+ * Hands over a result that its owner copies into its object and checks
+ * there (ozram_ring_checks_in_place()): one copy of the bytes instead of
+ * two.  Return: false when the check refused the owner's copy.
+ */
+static bool ozram_ring_take_in_place(const struct ozram_ring_cqe *cqe,
+				     const struct ozram_ring_req *req,
+				     struct ozram_ring_outcome *out,
+				     bool verify, bool may_reclaim)
+{
+	const struct ozram_ring_result result = {
+		.src = ozram_ring_output_data(req->ref.ring_slot),
+		/* Shorter than the huge class: the slot rules checked it. */
+		.len = cqe->length,
+		.source = out->source,
+		.check = verify ? ozram_ring_check_copy : NULL,
+		.check_ctx = req,
+	};
+	int ret;
+
+	out->in_place = &result;
+	ret = ozram_ring_hand_over(req, out, may_reclaim);
+	if (ret == -EBADMSG)
+		return false;
+	ozram_ring_handed_over(req, ret, true);
+	return true;
+}
+
 /*
  * Checks and hands over the result of an accepted completion.
  * Return: false when it does not give back the staged page.
@@ -139,6 +185,8 @@ static bool ozram_ring_take_result(const struct ozram_ring_cqe *cqe,
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	const void *staged = ozram_ring_staged_data(req->ref.ring_slot);
+	/* Read once: the parameter may change meanwhile. */
+	const bool verify = ozram_ring_verify();
 	/* The flag is the agent's word: it only picks a counter. */
 	struct ozram_ring_outcome out = {
 		.encoding = cqe->encoding,
@@ -147,12 +195,16 @@ static bool ozram_ring_take_result(const struct ozram_ring_cqe *cqe,
 		.fill = (unsigned long)cqe->fill,
 	};
 
+	if (req->ops->stored_in_place &&
+	    ozram_ring_checks_in_place(cqe, req->algorithm, verify))
+		return ozram_ring_take_in_place(cqe, req, &out, verify,
+						may_reclaim);
 	if (cqe->encoding != OZRAM_RING_ENC_RAW)
 		ozram_ring_copy_output(req->ref.ring_slot, cqe->length,
 				       r->copy_buf);
 	if (!ozram_ring_result_matches(cqe, req->algorithm, r->copy_buf,
 				       staged, r->decode_buf,
-				       ozram_ring_verify(), ozram_ring_decode,
+				       verify, ozram_ring_decode,
 				       (void *)req))
 		return false;
 

@@ -159,6 +159,8 @@ void ozram_ring_queues_stop(void);
 bool ozram_ring_has_work(void);
 u32 ozram_ring_agent_sq_head(void);
 void ozram_ring_copy_output(u32 slot, u32 len, void *dst);
+/* Output slot @slot, for one copy of its bytes; reap_mutex held. */
+const void *ozram_ring_output_data(u32 slot);
 void ozram_ring_reap(bool may_reclaim);
 
 /* ozram_ring_complete.c */

@@ -108,13 +108,19 @@ static inline void ozram_ring_read_cqe(struct ozram_ring_mem *a,
 }
 
 /*
- * @len bytes of output slot @slot, copied once: the agent may change them
- * at any time.  Ordered by the cq_tail acquire above.
+ * Output slot @slot, whose bytes are read once, by one copy: the agent may
+ * change them at any time.  Ordered by the cq_tail acquire above.
  */
+static inline const void *ozram_ring_output(struct ozram_ring_mem *a, u32 slot)
+{
+	return ozram_ring_slot_addr(a->output, slot);
+}
+
+/* @len bytes of output slot @slot, copied once. */
 static inline void ozram_ring_read_output(struct ozram_ring_mem *a,
 					  u32 slot, u32 len, void *dst)
 {
-	memcpy(dst, ozram_ring_slot_addr(a->output, slot), len);
+	memcpy(dst, ozram_ring_output(a, slot), len);
 }
 
 /* Hands the CQ entries before @head back, once they are read. */

@@ -154,6 +154,11 @@ void ozram_ring_copy_output(u32 slot, u32 len, void *dst)
 	ozram_ring_read_output(ozram_ring_mem(), slot, len, dst);
 }
 
+const void *ozram_ring_output_data(u32 slot)
+{
+	return ozram_ring_output(ozram_ring_mem(), slot);
+}
+
 /* ---- staging ---------------------------------------------------------- */
 
 /*

@@ -131,6 +131,15 @@ static bool ozram_ring_is_lz4_block(u32 encoding, u8 algorithm)
 	       algorithm == OZRAM_RING_ALG_LZ4HC;
 }
 
+bool ozram_ring_checks_in_place(const struct ozram_ring_cqe *cqe,
+				u8 algorithm, bool verify)
+{
+	if (cqe->encoding != OZRAM_RING_ENC_LZ4 &&
+	    cqe->encoding != OZRAM_RING_ENC_COMPRESSED)
+		return false;
+	return !verify || ozram_ring_is_lz4_block(cqe->encoding, algorithm);
+}
+
 bool ozram_ring_result_matches(const struct ozram_ring_cqe *cqe, u8 algorithm,
 			       const void *out, const void *staged,
 			       void *scratch, bool verify,

@@ -102,6 +102,17 @@ enum ozram_ring_take_back ozram_ring_slots_take_back(struct ozram_ring_slots *s,
 						     unsigned long age);
 
 /*
+ * Whether the compressed result of an accepted completion @cqe, posted in
+ * @algorithm, can be checked where its owner copies it (its object), with
+ * no private copy before: an LZ4 block, which ozram_lz4_verify() checks
+ * without a buffer or a lock, or any result when @verify is false.
+ * Another format's check decodes it under a stream lock, which must not be
+ * taken where the owner's copy is mapped.
+ */
+bool ozram_ring_checks_in_place(const struct ozram_ring_cqe *cqe,
+				u8 algorithm, bool verify);
+
+/*
  * Whether the result of an accepted completion @cqe gives back @staged, the
  * page the producer posted in @algorithm (enum ozram_ring_algorithm).  @out
  * is the producer's private copy of the cqe->length bytes of the output

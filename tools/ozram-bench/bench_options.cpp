@@ -96,10 +96,12 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      and inline-store (zram's path), ring-stage, ring-check
                      and ring-store (the kernel's side of the offload ring:
                      a staging slot taken and the page copied into it; the
-                     agent's block copied out, its slot claimed and the
-                     block checked, an LZ4 block by ozram_lz4_verify(); the
-                     copy into the object and the slot freed),
-                     ring-check-decode (the check by decode and compare),
+                     agent's slot claimed, an LZ4 block copied into its
+                     object and walked there by ozram_lz4_verify(), another
+                     block copied out and decoded and compared; the copy of
+                     that block into its object and the slot freed),
+                     ring-check-decode and ring-store-decode (the check by
+                     decode and compare, and the store after it),
                      and the two checks alone, check-verify and
                      check-decode-compare.  The slot rules and the checks
                      are the module's C (kmod/), the codecs the libraries.

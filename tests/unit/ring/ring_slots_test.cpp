@@ -333,6 +333,24 @@ TEST_F(ResultCheck, AnLz4MatchOfOffsetZeroIsRefused) {
     EXPECT_TRUE(matches(cqe, false)) << "verify=0 takes LZ4 as it is";
 }
 
+// Where the producer may check a result in its owner's copy: only where
+// the check needs no buffer and no lock.
+TEST(RingResults, CheckedInPlaceOnlyWithoutABufferOrALock) {
+    ozram_ring_cqe cqe{};
+    cqe.encoding = OZRAM_RING_ENC_LZ4;
+    EXPECT_TRUE(ozram_ring_checks_in_place(&cqe, OZRAM_RING_ALG_LZ4, true));
+    cqe.encoding = OZRAM_RING_ENC_COMPRESSED;
+    EXPECT_TRUE(ozram_ring_checks_in_place(&cqe, OZRAM_RING_ALG_LZ4HC, true));  // a block
+    EXPECT_FALSE(ozram_ring_checks_in_place(&cqe, OZRAM_RING_ALG_ZSTD, true));  // decoded
+    EXPECT_TRUE(ozram_ring_checks_in_place(&cqe, OZRAM_RING_ALG_ZSTD, false));  // not checked
+    for (const std::uint32_t encoding :
+         {std::uint32_t{OZRAM_RING_ENC_RAW}, std::uint32_t{OZRAM_RING_ENC_SAME_FILLED}, 0xeeu}) {
+        cqe.encoding = encoding;  // no bytes to copy, or none to trust
+        EXPECT_FALSE(ozram_ring_checks_in_place(&cqe, OZRAM_RING_ALG_LZ4, true));
+        EXPECT_FALSE(ozram_ring_checks_in_place(&cqe, OZRAM_RING_ALG_LZ4, false));
+    }
+}
+
 TEST_F(ResultCheck, RawKeepsTheStagedCopyWhateverTheOutputHolds) {
     // The producer stores its staged copy for RAW, so the output slot's
     // bytes (none from ABI 1.4, a page from older agents) are never read.

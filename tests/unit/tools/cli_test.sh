@@ -163,7 +163,7 @@ for algorithm in lz4 lz4hc lzo lzo-rle zstd; do
 			--backend module --algorithm "$algorithm" --repeat 1 --csv $cold
 		expect_output '^algorithm,row,us_per_page,pages$' "bench module csv header"
 		for row in inline-compress inline-store inline ring-stage ring-check ring-store ring \
-			ring-check-decode ring-decode check-decode-compare; do
+			ring-check-decode ring-store-decode ring-decode check-decode-compare; do
 			expect_output "^$algorithm,$row,[0-9.]+,[0-9]+\$" "bench module $algorithm $row"
 		done
 		case $algorithm in
