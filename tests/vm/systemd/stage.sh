@@ -30,11 +30,13 @@ wait_for() {
 	ok "$w_what"
 }
 # The file system but what changes by itself or is apt's and dpkg's own
-# record: what purging must leave as installing found it.
+# record (/var/backups: dpkg's daily backup of it, which its timer may run
+# at any boot): what purging must leave as installing found it.
 files() {
 	find / -xdev \( -path /proc -o -path /sys -o -path /run -o -path /dev -o -path /tmp \
 		-o -path /var/tmp -o -path /var/log -o -path /var/lib/apt -o -path /var/cache/apt \
-		-o -path /var/lib/dpkg -o -path /var/cache/debconf -o -path /var/lib/systemd \
+		-o -path /var/lib/dpkg -o -path /var/backups -o -path /var/cache/debconf \
+		-o -path /var/lib/systemd \
 		-o -path /var/cache/ldconfig -o -path /var/cache/man -o -path /lost+found \) -prune \
 		-o -print | grep -v -e '^/etc/ld\.so\.cache$' | sort
 }
