@@ -258,14 +258,9 @@ static int ozram_staged_stored_in_place(const struct ozram_ring_req *req,
 					const struct ozram_ring_result *result,
 					bool may_reclaim)
 {
-	const struct ozram_obj obj = {
-		.buf = result->src,
-		.len = result->len,
-		.prio = OZRAM_PRIMARY_COMP,
-		.source = result->source,
-		.check = result->check,
-		.check_ctx = result->check_ctx,
-	};
+	const struct ozram_obj obj = ozram_obj_of_result(result,
+							 OZRAM_PRIMARY_COMP,
+							 false);
 
 	return ozram_store_object(req->oz, req->index, &obj,
 				  ozram_ring_gfp(may_reclaim),

@@ -15,6 +15,7 @@
 
 struct bio;
 struct page;
+struct ozram_ring_result;
 struct seq_file;
 
 /*
@@ -74,7 +75,10 @@ enum ozram_recomp_miss {
  * at least never read); a slot stored is no longer idle.  Return: 0 when
  * the slot has its outcome (stored, or kept as @miss says), -ESTALE when
  * it changed meanwhile, -ENOMEM without memory or over mem_limit (still
- * idle).  ozram_recomp_abandon() gives a picked slot up, idle as it was,
+ * idle).  ozram_recomp_store_result() stores an agent's @result in its
+ * output slot the same way: copied once into the new object and checked
+ * there, -EBADMSG, with the slot still picked, when the check refuses the
+ * copy.  ozram_recomp_abandon() gives a picked slot up, idle as it was,
  * so that the pass can pick it again for the kernel to do.
  */
 int ozram_recomp_pick(struct ozram *oz, u32 index, u32 mode, u32 threshold,
@@ -82,6 +86,9 @@ int ozram_recomp_pick(struct ozram *oz, u32 index, u32 mode, u32 threshold,
 int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		       unsigned int len, u32 prio, enum ozram_source source,
 		       u32 threshold, enum ozram_recomp_miss miss);
+int ozram_recomp_store_result(struct ozram *oz, u32 index,
+			      const struct ozram_ring_result *result, u32 prio,
+			      u32 threshold, enum ozram_recomp_miss miss);
 void ozram_recomp_abandon(struct ozram *oz, u32 index);
 
 /*

@@ -10,6 +10,7 @@
 #include <linux/mm_types.h>
 #include <linux/types.h>
 
+#include "ozram_ring_api.h"
 #include "ozram_stat.h"
 
 struct bio;
@@ -43,6 +44,25 @@ struct ozram_obj {
 		      unsigned int len);
 	const void *check_ctx;
 };
+
+/*
+ * The object of @result, an agent's result in its output slot, compressed
+ * with the algorithm of priority @prio: copied once, checked in the copy.
+ */
+static inline struct ozram_obj
+ozram_obj_of_result(const struct ozram_ring_result *result, u32 prio,
+		    bool replacing)
+{
+	return (struct ozram_obj) {
+		.buf = result->src,
+		.len = result->len,
+		.prio = prio,
+		.source = result->source,
+		.replacing = replacing,
+		.check = result->check,
+		.check_ctx = result->check_ctx,
+	};
+}
 
 /*
  * Under the slot lock, before ozram_store_object() installs its object:

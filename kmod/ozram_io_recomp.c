@@ -98,30 +98,28 @@ static int ozram_recomp_check(struct ozram *oz, u32 index, const void *arg)
 	return 1;
 }
 
-int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
-		       unsigned int len, u32 prio, enum ozram_source source,
-		       u32 threshold, enum ozram_recomp_miss miss)
+/* ozram_recomp_store() of @obj; -EBADMSG when its check refused it. */
+static int ozram_recomp_store_obj(struct ozram *oz, u32 index,
+				  const struct ozram_obj *obj, u32 threshold,
+				  enum ozram_recomp_miss miss)
 {
 	struct ozram_recomp_outcome out = { .miss = miss };
-	const struct ozram_obj obj = {
-		.buf = buf,
-		.len = len,
-		.prio = prio,
-		.source = source,
-		.replacing = true,
-	};
 	int ret;
 
-	/* A result at or past the threshold, or not compressed: a miss. */
-	if (!len || len >= PAGE_SIZE || (threshold && len >= threshold)) {
+	/*
+	 * A result at or past the threshold, or not compressed: a miss.  Its
+	 * bytes are never read, so a check would decide nothing.
+	 */
+	if (!obj->len || obj->len >= PAGE_SIZE ||
+	    (threshold && obj->len >= threshold)) {
 		ozram_slot_lock(oz, index);
 		ret = ozram_recomp_check(oz, index, &out);
 		ozram_slot_unlock(oz, index);
 		return ret < 0 ? ret : 0;
 	}
-	out.len = len;
+	out.len = obj->len;
 	/* No reclaim: the page is stored already, as zram recompresses. */
-	ret = ozram_store_object(oz, index, &obj, OZRAM_GFP_NOWAIT,
+	ret = ozram_store_object(oz, index, obj, OZRAM_GFP_NOWAIT,
 				 ozram_recomp_check, &out);
 	if (ret == -EAGAIN || ret == -ENOMEM) {
 		/* Still idle: the pass redoes it. */
@@ -129,6 +127,30 @@ int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
 		return -ENOMEM;
 	}
 	return ret < 0 ? ret : 0;
+}
+
+int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,
+		       unsigned int len, u32 prio, enum ozram_source source,
+		       u32 threshold, enum ozram_recomp_miss miss)
+{
+	const struct ozram_obj obj = {
+		.buf = buf,
+		.len = len,
+		.prio = prio,
+		.source = source,
+		.replacing = true,
+	};
+
+	return ozram_recomp_store_obj(oz, index, &obj, threshold, miss);
+}
+
+int ozram_recomp_store_result(struct ozram *oz, u32 index,
+			      const struct ozram_ring_result *result, u32 prio,
+			      u32 threshold, enum ozram_recomp_miss miss)
+{
+	const struct ozram_obj obj = ozram_obj_of_result(result, prio, true);
+
+	return ozram_recomp_store_obj(oz, index, &obj, threshold, miss);
 }
 
 void ozram_recomp_abandon(struct ozram *oz, u32 index)

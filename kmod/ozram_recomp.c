@@ -117,6 +117,23 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
 }
 
 /*
+ * Page @index of @batch is back, with @ret as ozram_recomp_store() returns
+ * it (-EIO: no usable answer).  Its ring slot is given back already.
+ */
+static void ozram_recomp_returned(struct ozram_recomp_batch *batch, u32 index,
+				  int ret)
+{
+	spin_lock_irq(&batch->lock);
+	/* Not stored for want of memory or by the agent's fault: redo it. */
+	if (ret == -EIO || ret == -ENOMEM)
+		__set_bit(index, batch->redo);
+	batch->in_flight--;
+	batch->returned++;
+	wake_up(&batch->wait);
+	spin_unlock_irq(&batch->lock);
+}
+
+/*
  * The outcome of page @index of @batch, by @source: @len bytes at @buf,
  * checked like any result; @len PAGE_SIZE with @buf NULL when the page does
  * not compress (no bytes come with that answer); or @len 0, @buf NULL for
@@ -142,14 +159,7 @@ static void ozram_recomp_result(struct ozram_recomp_batch *batch, u32 index,
 					 batch->miss);
 	else
 		ozram_recomp_abandon(oz, index);
-	spin_lock_irq(&batch->lock);
-	/* Not stored for want of memory or by the agent's fault: redo it. */
-	if (ret == -EIO || ret == -ENOMEM)
-		__set_bit(index, batch->redo);
-	batch->in_flight--;
-	batch->returned++;
-	wake_up(&batch->wait);
-	spin_unlock_irq(&batch->lock);
+	ozram_recomp_returned(batch, index, ret);
 }
 
 /*
@@ -165,6 +175,29 @@ static int ozram_recomp_stored(const struct ozram_ring_req *req,
 {
 	ozram_ring_release(req->ref.ring_slot);
 	ozram_recomp_result(req->priv, req->index, buf, len, source);
+	return 0;
+}
+
+/*
+ * The agent's result, still in its output slot: copied once into the new
+ * object and checked there, against the staged copy, before the ring slot
+ * goes back.  A copy the check refuses is freed (-EBADMSG), and the ring
+ * then calls ->failed, which gives the slot back.
+ */
+static int ozram_recomp_stored_in_place(const struct ozram_ring_req *req,
+					const struct ozram_ring_result *result,
+					bool may_reclaim)
+{
+	struct ozram_recomp_batch *batch = req->priv;
+	int ret;
+
+	ret = ozram_recomp_store_result(batch->oz, req->index, result,
+					batch->prio, batch->params->threshold,
+					batch->miss);
+	if (ret == -EBADMSG)
+		return ret;
+	ozram_ring_release(req->ref.ring_slot);
+	ozram_recomp_returned(batch, req->index, ret);
 	return 0;
 }
 
@@ -198,6 +231,7 @@ static int ozram_recomp_same(const struct ozram_ring_req *req,
 
 static const struct ozram_ring_ops ozram_recomp_ops = {
 	.stored = ozram_recomp_stored,
+	.stored_in_place = ozram_recomp_stored_in_place,
 	.raw = ozram_recomp_raw,
 	.same_filled = ozram_recomp_same,
 	.failed = ozram_recomp_failed,

@@ -73,7 +73,7 @@ static void on_signal(int sig) {
 static void usage(FILE* out) {
     fprintf(out,
             "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump] [--kind NAME]\n"
-            "                   [--check-hup]\n"
+            "                   [--all-algorithms] [--check-hup]\n"
             "Attaches to the ozram offload ring and answers its pages with invalid\n"
             "completions for N seconds (default 10), then prints what it sent.\n"
             "  --no-jump    never move cq_tail by a huge step\n"
@@ -81,6 +81,8 @@ static void usage(FILE* out) {
             "               length_beyond_area, unknown_encoding, wrong_lz4, garbage_lz4,\n"
             "               wrong_raw, wrong_fill, bad_status, bad_flags, honest_raw,\n"
             "               honest_gpu or give_back (default: each in turn)\n"
+            "  --all-algorithms  name every algorithm to the kernel, so that it sends\n"
+            "               pages of each, recompressions included (default: LZ4 only)\n"
             "  --check-hup  at the end, detach while a thread sleeps in poll(): it\n"
             "               must wake with POLLHUP; run it when nothing writes any\n"
             "               more, so that the poller gets to sleep\n"
@@ -250,7 +252,7 @@ int main(int argc, char** argv) {
     unsigned long sent[ROGUE_KINDS] = {0};
     struct ozram_ring_header h;
     unsigned int seconds = 10, jumps = 0, k;
-    int fd, fd2, failed = 0, allow_jump = 1, only = -1, check_hup = 0;
+    int fd, fd2, failed = 0, allow_jump = 1, only = -1, check_hup = 0, all_algorithms = 0;
     uint8_t *rw, *staging;
     uint32_t sq_head, cq_tail, kind = 0;
     struct ozram_ring_ctrl* ctrl;
@@ -270,6 +272,8 @@ int main(int argc, char** argv) {
             allow_jump = 0;
         } else if (!strcmp(argv[i], "--check-hup")) {
             check_hup = 1;
+        } else if (!strcmp(argv[i], "--all-algorithms")) {
+            all_algorithms = 1;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             i++;
             for (k = 0; k < ROGUE_KINDS; k++)
@@ -342,6 +346,16 @@ int main(int argc, char** argv) {
     if (p != MAP_FAILED) {
         fprintf(stderr, "rogue-agent: FAIL: mapped beyond the ring\n");
         failed = 1;
+    }
+
+    if (all_algorithms) {
+        uint32_t mask = (1U << OZRAM_RING_ALG_NR) - 1;
+
+        if (ioctl(fd, OZRAM_RING_IOC_SET_ALGORITHMS, &mask) < 0) {
+            perror("rogue-agent: OZRAM_RING_IOC_SET_ALGORITHMS");
+            return 1;
+        }
+        printf("rogue-agent: every algorithm named\n");
     }
 
     ctrl = (struct ozram_ring_ctrl*)(rw + h.ctrl.offset);

@@ -5,9 +5,12 @@
 # times: by the kernel's own loop (no agent), through the agent, and
 # through an agent killed in the middle.  Every byte reads back each time,
 # mm_stat's compressed size falls by exactly the bytes it reports saved,
-# and the three end within 1 % of each other.  type=huge, threshold= and
-# max_pages= select what zram's do, and with two algorithms a page the
-# first does not shrink is recompressed by the second in the same write.  The times are measured by
+# and the three end within 1 % of each other.  lz4hc, whose results are
+# walked in their new objects, is answered by a rogue agent with LZ4 of
+# other bytes (refused, and done by the kernel), then by the agent.
+# type=huge, threshold= and max_pages= select what zram's do, and with two
+# algorithms a page the first does not shrink is recompressed by the
+# second in the same write.  The times are measured by
 # tests/vm/bench/recompress.sh, not here.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
@@ -135,8 +138,50 @@ awk 'NR == 1 { p = $1; s = $2 }
      END { exit bad }' /tmp/results || fail "pages or bytes differ by more than 1 %"
 note "ok: within 1 %"
 
-step "type=huge: pages stored raw stay raw when $TO cannot shrink them"
+# lz4hc: 16 MiB of the text, idle, recompressed with $1 attached; sets
+# $completed and $failures to the ring's counters before the write.
+recompress_lz4hc() {
+	sysfs_set $S/recomp_algorithm "algo=lz4hc"
+	dev_setup 0 16M
+	dd if=/tmp/text.bin of=$D bs=1M count=16 oflag=direct 2>/dev/null || fail "write failed"
+	ring_settle 0
+	sysfs_set $S/idle all
+	completed=$(backend_field ring_completed_total)
+	failures=$(backend_field ring_verify_failures_total)
+	sysfs_set $S/recompress "type=idle"
+	check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$(head -c 16777216 /tmp/text.bin | md5sum | cut -d' ' -f1)" "every byte after lz4hc with $1"
+	note "$1: $(backend_field recompressed_pages) pages recompressed with lz4hc"
+}
+
+step "lz4hc answered by a rogue with LZ4 of other bytes: refused, then done by the kernel"
+# An LZ4 result is copied once, into its new object, and walked there:
+# a wrong one must be refused before it replaces anything.
+rogue-agent --seconds 4 --no-jump --kind wrong_lz4 --all-algorithms >/tmp/rogue-recomp.log 2>&1 &
+rogue=$!
+wait_attached "the rogue agent"
+recompress_lz4hc "the rogue"
+wait $rogue || fail "the rogue failed: $(cat /tmp/rogue-recomp.log)"
+cat /tmp/rogue-recomp.log
+grep -q 'sent wrong_lz4=[1-9]' /tmp/rogue-recomp.log || fail "the rogue sent no wrong_lz4 completion"
+check_eq "$(backend_field ring_completed_total)" "$completed" "ring_completed_total (no wrong result accepted)"
+check_cmp "$(backend_field ring_verify_failures_total)" -gt "$failures" "ring_verify_failures_total"
+by_kernel=$(backend_field recompressed_pages)
+check_cmp "$by_kernel" -gt 2048 "pages the kernel recompressed after the rogue's"
+sysfs_set $S/reset 1
+
+step "lz4hc through the agent: each result walked in its new object"
 start_agent || fail "cannot restart ozramd"
+recompress_lz4hc "the agent"
+check_cmp $(($(backend_field ring_completed_total) - completed)) -ge $((4096 * 9 / 10)) \
+	"pages the agent recompressed"
+check_eq "$(backend_field ring_verify_failures_total)" "$failures" "ring_verify_failures_total"
+by_agent=$(backend_field recompressed_pages)
+check_cmp $((by_agent * 100)) -ge $((by_kernel * 99)) "pages the agent recompressed against the kernel's $by_kernel"
+check_cmp $((by_agent * 100)) -le $((by_kernel * 101)) "pages the agent recompressed against the kernel's $by_kernel"
+sysfs_set $S/reset 1
+
+step "type=huge: pages stored raw stay raw when $TO cannot shrink them"
 sysfs_set $S/recomp_algorithm "algo=$TO"
 dev_setup 0 16M
 pagegen --pages 256 --kind random --seed 92 >/tmp/random.bin
