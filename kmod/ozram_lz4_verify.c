@@ -265,51 +265,69 @@ bool ozram_lz4_verify(const void *block, unsigned int block_len,
 		 * once, when it ends, for no verdict depends on the order:
 		 * the walk's bounds never depend on what the compares found.
 		 */
-		while (likely(ip < fast_ip && op < fast_op)) {
-			token = src[ip];
-			literals = token >> 4;
-			if (unlikely(literals == LZ4V_RUN_MASK))
-				break;
-			ip++;
-			/* Most runs are short: one word, a second past 8. */
-			diff |= (lz4v_load(out + op) ^ lz4v_load(src + ip)) &
-				lz4v_keep[0][literals];
-			if (unlikely(literals > 8))
-				diff |= (lz4v_load(out + op + 8) ^
-					 lz4v_load(src + ip + 8)) &
-					lz4v_keep[1][literals];
-			op += literals;
-			ip += literals;
-			offset = lz4v_le16(src + ip);
-			ip += 2;
-			match = token & LZ4V_RUN_MASK;
-			/* Either path refuses an offset of 0 or before the page. */
-			if (unlikely(offset - 1 >= op))
-				return false;
-			if (likely(match != LZ4V_RUN_MASK)) {
-				const u8 *from = out + op - offset;
-
-				match += LZ4V_MIN_MATCH;
-				diff |= lz4v_diff16(out + op, from, match);
-				if (unlikely(match > 16))
-					diff |= lz4v_diff16_all(out + op + match - 16,
-								from + match - 16);
-				op += match;
-				continue;
-			}
+		if (ip < fast_ip && op < fast_op) {
 			/*
-			 * A long match with one length byte, the common kind:
-			 * the general path's tests, in short.  Any other takes
-			 * them in full.
+			 * Pointers, not indices: a sequence then takes fewer
+			 * instructions, and the loop is bound by its
+			 * instructions, not by its chain of loads
+			 * (Documentation/performance.md).
 			 */
-			if (unlikely(len - ip <= LZ4V_LAST_LITERALS ||
-				     src[ip] == LZ4V_MORE))
-				goto general_match;
-			match += LZ4V_MIN_MATCH + src[ip++];
-			if (unlikely(match + LZ4V_LAST_LITERALS > size - op))
-				return false;
-			diff |= lz4v_diff_long(out + op, out + op - offset, match);
-			op += match;
+			const u8 *in = src + ip, *at = out + op;
+			const u8 *in_end = src + fast_ip;
+			const u8 *at_end = out + fast_op;
+
+			do {
+				const u8 *from;
+
+				token = *in;
+				literals = token >> 4;
+				if (unlikely(literals == LZ4V_RUN_MASK))
+					break;
+				/* Most runs are short: a word, a second past 8. */
+				diff |= (lz4v_load(at) ^ lz4v_load(in + 1)) &
+					lz4v_keep[0][literals];
+				if (unlikely(literals > 8))
+					diff |= (lz4v_load(at + 8) ^
+						 lz4v_load(in + 9)) &
+						lz4v_keep[1][literals];
+				at += literals;
+				in += literals + 1;
+				offset = lz4v_le16(in);
+				in += 2;
+				/* Either path refuses offset 0 or before the page. */
+				if (unlikely(offset - 1 >= (unsigned long)(at - out)))
+					return false;
+				from = at - offset;
+				match = token & LZ4V_RUN_MASK;
+				if (likely(match != LZ4V_RUN_MASK)) {
+					match += LZ4V_MIN_MATCH;
+					diff |= lz4v_diff16(at, from, match);
+					if (unlikely(match > 16))
+						diff |= lz4v_diff16_all(at + match - 16,
+									from + match - 16);
+					at += match;
+					continue;
+				}
+				/*
+				 * A long match with one length byte, the common
+				 * kind: the general path's tests, in short.  Any
+				 * other takes them in full.
+				 */
+				if (unlikely(src + len - in <= LZ4V_LAST_LITERALS ||
+					     *in == LZ4V_MORE)) {
+					ip = in - src;
+					op = at - out;
+					goto general_match;
+				}
+				match += LZ4V_MIN_MATCH + *in++;
+				if (unlikely(match + LZ4V_LAST_LITERALS >
+					     (unsigned long)(out + size - at)))
+					return false;
+				diff |= lz4v_diff_long(at, from, match);
+				at += match;
+			} while (likely(in < in_end && at < at_end));
+			ip = in - src;
+			op = at - out;
 		}
 		if (diff)
 			return false;

@@ -221,6 +221,69 @@ TEST(Lz4Verify, TheShortcutNeedsThirtyTwoBytesOfOutput) {
     expect_verdict(block_from(PAGE - 31, 13), page, false);
 }
 
+TEST(Lz4Verify, MatchesOfEveryCountOfLengthBytes) {
+    // A match of 4 to 600 bytes (no length byte, one, a 255 and a rest,
+    // several) after three literals, far from both ends, where the check's
+    // fast loop meets it, then near the end of the page.  Each block is
+    // checked against the page, against the page with one byte changed
+    // inside the match, and with one byte changed in the literals before
+    // it: the fast loop tests its literal compares only when it ends, and
+    // a match with more than one length byte leaves it first.
+    const Bytes page = repeated_hundred();
+    for (const std::uint32_t length : {4u, 18u, 19u, 20u, 33u, 273u, 274u, 275u, 529u, 600u}) {
+        for (const std::uint32_t start : {200u, static_cast<std::uint32_t>(PAGE - 40 - length)}) {
+            const std::uint32_t end = start + 3 + length;
+            const Bytes block = BlockWriter()
+                                    .sequence(part(page, 0, 100), 100, start - 100)
+                                    .sequence(part(page, start, 3), 100, length)
+                                    .sequence(part(page, end, 2), 100, PAGE - 5 - end - 2)
+                                    .last(part(page, PAGE - 5, 5))
+                                    .bytes();
+            SCOPED_TRACE(::testing::Message() << "length " << length << " from " << start);
+            expect_verdict(block, page, true);
+            for (const std::uint32_t at : {start + 1, start + 3 + length / 2, end - 1}) {
+                Bytes other = page;
+                other[at] ^= 0x5a;
+                SCOPED_TRACE(at);
+                expect_verdict(block, other, false);
+            }
+        }
+    }
+}
+
+TEST(Lz4Verify, ALengthByteWithTooLittleOfTheBlockLeft) {
+    // 14 literals and a long match whose one length byte is followed by 0
+    // to 4 bytes of the block: the decoder wants 5 after it, so both
+    // refuse, though the sequence starts far from both ends.  With 5 or
+    // more, a valid end of the block follows and both accept.
+    const Bytes page = repeated_hundred();
+    const std::uint32_t start = 200;
+    const std::uint8_t token = 0xef;  // 14 literals, a match length byte
+    const std::uint8_t offset[] = {100, 0};
+    for (std::uint32_t after = 0; after <= 4; ++after) {
+        BlockWriter writer;
+        writer.sequence(part(page, 0, 100), 100, start - 100)
+            .raw(std::span(&token, 1))
+            .raw(part(page, start, 14))
+            .raw(offset)
+            .raw(std::vector<std::uint8_t>{10});
+        writer.raw(std::vector<std::uint8_t>(after, 0));
+        SCOPED_TRACE(after);
+        expect_verdict(writer.bytes(), page, false);
+    }
+    const std::uint32_t end = start + 14 + 15 + 4 + 10;
+    const Bytes whole = BlockWriter()
+                            .sequence(part(page, 0, 100), 100, start - 100)
+                            .raw(std::span(&token, 1))
+                            .raw(part(page, start, 14))
+                            .raw(offset)
+                            .raw(std::vector<std::uint8_t>{10})
+                            .sequence({}, 100, PAGE - 5 - end)
+                            .last(part(page, PAGE - 5, 5))
+                            .bytes();
+    expect_verdict(whole, page, true);
+}
+
 TEST(Lz4Verify, LengthsThatRunPastTheBlockOrThePage) {
     const Bytes page = iota_page();
     // A literal length of 255s up to the end of the block.
