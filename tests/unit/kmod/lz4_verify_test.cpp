@@ -260,28 +260,27 @@ TEST(Lz4Verify, ALengthByteWithTooLittleOfTheBlockLeft) {
     const std::uint32_t start = 200;
     const std::uint8_t token = 0xef;  // 14 literals, a match length byte
     const std::uint8_t offset[] = {100, 0};
-    for (std::uint32_t after = 0; after <= 4; ++after) {
+    const std::uint8_t length_byte = 10;
+    // Everything up to and including the length byte.
+    const auto up_to_the_length_byte = [&] {
         BlockWriter writer;
         writer.sequence(part(page, 0, 100), 100, start - 100)
             .raw(std::span(&token, 1))
             .raw(part(page, start, 14))
             .raw(offset)
-            .raw(std::vector<std::uint8_t>{10});
+            .raw(std::span(&length_byte, 1));
+        return writer;
+    };
+    for (std::uint32_t after = 0; after <= 4; ++after) {
+        BlockWriter writer = up_to_the_length_byte();
         writer.raw(std::vector<std::uint8_t>(after, 0));
         SCOPED_TRACE(after);
         expect_verdict(writer.bytes(), page, false);
     }
-    const std::uint32_t end = start + 14 + 15 + 4 + 10;
-    const Bytes whole = BlockWriter()
-                            .sequence(part(page, 0, 100), 100, start - 100)
-                            .raw(std::span(&token, 1))
-                            .raw(part(page, start, 14))
-                            .raw(offset)
-                            .raw(std::vector<std::uint8_t>{10})
-                            .sequence({}, 100, PAGE - 5 - end)
-                            .last(part(page, PAGE - 5, 5))
-                            .bytes();
-    expect_verdict(whole, page, true);
+    const std::uint32_t end = start + 14 + 15 + 4 + length_byte;
+    BlockWriter whole = up_to_the_length_byte();
+    whole.sequence({}, 100, PAGE - 5 - end).last(part(page, PAGE - 5, 5));
+    expect_verdict(whole.bytes(), page, true);
 }
 
 TEST(Lz4Verify, LengthsThatRunPastTheBlockOrThePage) {
