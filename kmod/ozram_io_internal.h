@@ -81,6 +81,12 @@ typedef int (*ozram_store_check_t)(struct ozram *oz, u32 index,
 int ozram_store_object(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       gfp_t gfp, ozram_store_check_t check, const void *arg);
 
+/*
+ * After memory is taken for the device: true, counted as refused, when it
+ * takes the device past mem_limit by more than @slack pages.
+ */
+bool ozram_mem_taken_over_limit(struct ozram *oz, unsigned long slack);
+
 /* The two steps of ozram_store_object(), for a caller holding the lock. */
 int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 		    unsigned long *handle);

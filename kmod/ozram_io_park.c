@@ -83,14 +83,13 @@ static void ozram_park_kick(struct ozram *oz, unsigned long delay)
 }
 
 /*
- * A page to park into: one of the pool's, or a new one while the device
- * is below mem_limit.  Every page a device holds for parking is counted in
+ * A page to park into: one of the pool's, or a new one that mem_limit has
+ * room for.  Every page a device holds for parking is counted in
  * park_held, so in mem_used_total.
  */
 static struct page *ozram_park_hold(struct ozram *oz)
 {
 	struct page *page = NULL;
-	unsigned long used;
 
 	spin_lock(&oz->park_lock);
 	if (oz->park_pool_nr) {
@@ -102,18 +101,16 @@ static struct page *ozram_park_hold(struct ozram *oz)
 	if (page)
 		return page;
 
-	used = ozram_mem_used_pages(oz);
-	if (oz->limit_pages && used >= oz->limit_pages) {
-		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
-		return NULL;
-	}
 	/* Not movable: nothing migrates a parked page. */
 	page = alloc_page(OZRAM_GFP_NOWAIT & ~__GFP_MOVABLE);
 	if (!page)
 		return NULL;
 	atomic_long_inc(&oz->park_held);
-	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX,
-			 (u64)(used + 1) << PAGE_SHIFT);
+	if (ozram_mem_taken_over_limit(oz, 0)) {
+		__free_page(page);
+		atomic_long_dec(&oz->park_held);
+		return NULL;
+	}
 	return page;
 }
 

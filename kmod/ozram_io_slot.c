@@ -38,6 +38,35 @@
  */
 #define OZRAM_REPLACEMENT_PAGES	(2 * OZRAM_ZSPAGE_MAX_PAGES)
 
+/*
+ * Whether the memory just taken (a zspage that zs_malloc() may have added,
+ * a page held for parking) takes the device past mem_limit, plus @slack
+ * pages.  The check follows the taking, as zram's does, and every taking
+ * is checked so: of two writers that take the last page at once, the one
+ * that looks last sees both pages and gives its own back.  A check before
+ * the taking would let both through, a page over the limit, and a
+ * replacement of that page would keep the device there.
+ */
+bool ozram_mem_taken_over_limit(struct ozram *oz, unsigned long slack)
+{
+	unsigned long limit = READ_ONCE(oz->limit_pages);
+	unsigned long pages;
+
+	if (limit) {
+		/*
+		 * The taking before the look, paired with every other
+		 * taker's: two takers cannot both miss the other's page.
+		 */
+		smp_mb();
+	}
+	pages = ozram_mem_used_pages(oz);
+	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX, (u64)pages << PAGE_SHIFT);
+	if (!limit || pages <= limit + slack)
+		return false;
+	ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
+	return true;
+}
+
 /**
  * ozram_obj_alloc() - a new zsmalloc object holding @obj's bytes
  * @oz: the device
@@ -68,7 +97,6 @@
 int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 		    unsigned long *handle)
 {
-	unsigned long pages;
 	bool checked;
 	void *dst;
 
@@ -80,11 +108,8 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 	if (IS_ERR_VALUE(*handle))
 		return (gfp & __GFP_DIRECT_RECLAIM) ? -ENOMEM : -EAGAIN;
 
-	pages = ozram_mem_used_pages(oz);
-	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX, (u64)pages << PAGE_SHIFT);
-	if (oz->limit_pages && pages > oz->limit_pages +
-	    (obj->replacing ? OZRAM_REPLACEMENT_PAGES : 0)) {
-		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
+	if (ozram_mem_taken_over_limit(oz, obj->replacing ?
+				       OZRAM_REPLACEMENT_PAGES : 0)) {
 		zs_free(oz->mem_pool, *handle);
 		return -ENOMEM;
 	}
