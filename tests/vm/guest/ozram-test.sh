@@ -274,11 +274,13 @@ ring_settle() {
 	done
 }
 
-# ring_steady [N]: waits (up to 60 s) until the staged count of device N
-# (default 0) has not changed for one second: the agent has answered and the
-# module stored what it could.  Unlike ring_settle it does not need the ring
-# to empty: pages held at mem_limit stay staged.  Leaves the count in
-# $RING_STAGED (0 at once for stock zram).
+# ring_steady [N]: waits (up to 60 s) until device N (default 0) has no
+# page parked and its staged count has not changed for one second: the
+# agent has answered, the parked pages are staged or compressed, and the
+# module stored what it could, so that mm_stat no longer changes by itself.
+# Unlike ring_settle it does not need the ring to empty: pages held at
+# mem_limit stay staged.  Leaves the count in $RING_STAGED (0 at once for
+# stock zram).
 ring_steady() {
 	RING_STAGED=0
 	[ -r "$(sysdir "${1:-0}")/backend_stat" ] || return 0
@@ -287,10 +289,15 @@ ring_steady() {
 	i=0
 	while [ $same -lt 10 ]; do
 		RING_STAGED=$(backend_field staged_pages "${1:-0}")
-		if [ "$RING_STAGED" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		parked=$(backend_field parked_pages "${1:-0}")
+		if [ "$parked" = 0 ] && [ "$RING_STAGED" = "$last" ]; then
+			same=$((same + 1))
+		else
+			same=0
+		fi
 		last=$RING_STAGED
 		i=$((i + 1))
-		[ $i -le 600 ] || fail "staged still changing after 60 s: $RING_STAGED"
+		[ $i -le 600 ] || fail "not steady after 60 s: $RING_STAGED pages staged, $parked parked"
 		sleep 0.1
 	done
 }

@@ -47,12 +47,6 @@ sampler=$!
 # stay staged, held (agent-mem-limit.sh), and are tried again once the
 # limit is written.
 settle() {
-	i=0
-	while [ "$(backend_field parked_pages)" != 0 ]; do
-		i=$((i + 1))
-		[ $i -le 600 ] || fail "pages still parked after 60 s: $(backend_field parked_pages)"
-		sleep 0.1
-	done
 	ring_steady 0
 	sysfs_set $S/mem_limit $LIMIT
 	ring_steady 0
