@@ -36,3 +36,37 @@ check_eq "$(stat_field $S/mm_stat orig_data_size)" $((3 * 1024 * 1024)) "orig_da
 echo 3 >/proc/sys/vm/drop_caches
 check_eq "$(readback)" "$(md5 /tmp/random.bin)" "every page reads back after the store"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
+
+step "four writers at once under a 2 MiB limit: at rest, none over it"
+# Writers park pages while the doorbell stores the agent's results: each
+# takes memory and then checks the limit, so that two taking the last page
+# at once cannot both keep it.
+dev_reset 0
+dev_setup 0 64M
+sysfs_set $S/mem_limit 2M
+pagegen --pages 4096 --kind random --seed 11 >/tmp/writers.bin
+for w in 0 1 2 3; do
+	dd if=/tmp/writers.bin of=$D bs=4096 skip=$((w * 1024)) seek=$((w * 1024)) count=1024 \
+		oflag=direct 2>/tmp/writer$w.err &
+done
+wait || true
+ring_steady 0
+note "mm_stat: $(cat $S/mm_stat)"
+check_cmp "$(stat_field $S/mm_stat mem_used_total)" -le $((2 * 1024 * 1024)) "mem_used_total at rest"
+check_cmp "$(stat_field $S/io_stat failed_writes)" -ge 1 "failed_writes"
+# Each writer stopped at its first failed write: what it wrote reads back,
+# held pages from staging, and the rest of its region is still zeroes.
+for w in 0 1 2 3; do
+	n=$(sed -n 's/^\([0-9]*\)+[0-9]* records out$/\1/p' /tmp/writer$w.err)
+	check_cmp "${n:-missing}" -ge 0 "pages writer $w wrote"
+	check_eq "$(dd if=$D bs=4096 skip=$((w * 1024)) count=$n iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$(dd if=/tmp/writers.bin bs=4096 skip=$((w * 1024)) count=$n 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"the $n pages writer $w wrote"
+	rest=$((1024 - n))
+	check_eq "$(dd if=$D bs=4096 skip=$((w * 1024 + n)) count=$rest iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"$(dd if=/dev/zero bs=4096 count=$rest 2>/dev/null | md5sum | cut -d' ' -f1)" \
+		"the $rest pages past writer $w's first failure"
+done
+sysfs_set $S/mem_limit 0
+ring_settle 0
+check_eq "$(backend_field staged_pages)" 0 "pages still staged after lifting the limit"
