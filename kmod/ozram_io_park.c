@@ -90,6 +90,7 @@ static void ozram_park_kick(struct ozram *oz, unsigned long delay)
 static struct page *ozram_park_hold(struct ozram *oz)
 {
 	struct page *page = NULL;
+	unsigned long limit;
 
 	spin_lock(&oz->park_lock);
 	if (oz->park_pool_nr) {
@@ -101,6 +102,16 @@ static struct page *ozram_park_hold(struct ozram *oz)
 	if (page)
 		return page;
 
+	/*
+	 * Full already: refused before a page is taken, cleared and given
+	 * back, for each write at the limit.  The check after the taking
+	 * is the one that holds the limit.
+	 */
+	limit = READ_ONCE(oz->limit_pages);
+	if (limit && ozram_mem_used_pages(oz) >= limit) {
+		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
+		return NULL;
+	}
 	/* Not movable: nothing migrates a parked page. */
 	page = alloc_page(OZRAM_GFP_NOWAIT & ~__GFP_MOVABLE);
 	if (!page)
