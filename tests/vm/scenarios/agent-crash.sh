@@ -11,7 +11,9 @@
 S=$(sysdir 0)
 D=$(dev 0)
 ram_mb=$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024))
-hog_mb=$((ram_mb * 3 / 2))
+# A third over the RAM: the agent's restart mlocks its memory in the middle
+# of the swapping, and at half over, 6.12 once ran out of memory there.
+hog_mb=$((ram_mb * 4 / 3))
 
 dev_setup 0 512M
 mkswap $D >/dev/null || fail "mkswap failed"
