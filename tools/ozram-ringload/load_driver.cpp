@@ -1,14 +1,17 @@
 #include "load_driver.hpp"
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <ctime>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "barrier.hpp"
 #include "completion_check.hpp"
-#include "cpu/thread_pool.hpp"
 #include "ring_producer.hpp"
 
 namespace ozram::ringload {
@@ -16,26 +19,182 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long the producer sleeps waiting for completions before it refills.
+// How long an idle thread sleeps waiting for completions.
 constexpr std::chrono::microseconds COMPLETION_WAIT{1000};
-// Pages a thread copies or checks at a time.
-constexpr std::size_t GRAIN = 64;
+// Pages a thread takes, copies, reaps or checks at a time, between two
+// holds of the ring's lock.
+constexpr std::uint32_t GRAIN = 64;
 
-struct Reaped {
+struct Held {
     ozram_ring_cqe cqe;
     ozram_ring_verdict verdict;
     std::uint64_t cookie;
 };
 
-// What the threads found, each in its own entry, summed at the end.
-struct Tally {
-    std::uint64_t finished = 0;
+// What one thread found, summed at the end; on its own cache lines.
+struct alignas(64) Tally {
     std::uint64_t pages = 0;
     std::uint64_t bytes_out = 0;
     std::uint64_t mismatches = 0;
     std::uint64_t rejected = 0;
     std::uint64_t fallback = 0;
 };
+
+double process_cpu_seconds() {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+// The producer's threads and what they share.  Each thread runs the same
+// loop, as the kernel's writers and its doorbell would on their CPUs: under
+// the ring's lock it reaps completions, holding their slots, and takes free
+// slots; without the lock it checks the completions and copies pages into
+// the slots; under the lock again it frees the checked slots and submits
+// and publishes the copied pages.  No thread waits for another's round, so
+// the agent always has pages coming while completions are checked.
+class Pipeline {
+  public:
+    Pipeline(ring::ShmRingOwner& ring, std::span<const Page> corpus, const LoadPlan& plan)
+        : ring_(ring),
+          corpus_(corpus),
+          plan_(plan),
+          producer_(ring.view()),
+          last_progress_(Clock::now()) {}
+
+    void run_thread(Tally& tally, CompletionCheck& check);
+
+    [[nodiscard]] ring::RingProducer& producer() { return producer_; }
+    [[nodiscard]] bool timed_out() const { return timed_out_; }
+    [[nodiscard]] const std::optional<Clock::time_point>& start() const { return start_; }
+    [[nodiscard]] double start_cpu() const { return start_cpu_; }
+    [[nodiscard]] std::uint64_t taken_back() const { return taken_back_; }
+
+  private:
+    // Under lock_: whether every page is done, or the run has given up.
+    [[nodiscard]] bool over() const { return finished_ >= plan_.pages || timed_out_; }
+    void note_start();
+    void check(const Held& held, Tally& tally, CompletionCheck& check) const;
+    void idle();
+
+    ring::ShmRingOwner& ring_;
+    std::span<const Page> corpus_;
+    const LoadPlan& plan_;
+    std::mutex lock_;  // the ring's lock: the slot rules and both queues
+    ring::RingProducer producer_;
+    std::uint64_t submitted_ = 0;  // pages taken for staging so far
+    std::uint64_t finished_ = 0;   // completions checked, and slots freed
+    Clock::time_point last_progress_;
+    std::optional<Clock::time_point> start_;
+    double start_cpu_ = 0;
+    bool timed_out_ = false;
+    std::uint64_t taken_back_ = 0;
+    // One idle thread sleeps on the ring's wake-up; the others on this.
+    std::mutex sleeper_;
+    std::mutex idle_lock_;
+    std::condition_variable idle_;
+};
+
+void Pipeline::note_start() {
+    // The clock starts when the agent takes its first page: what it does
+    // between attaching and taking work (registering the ring's memory
+    // with a GPU driver, say) is set-up, not throughput.
+    if (!start_ && ring::load_acquire(ring_.view().ctrl->sq_head) != 0) {
+        start_ = Clock::now();
+        start_cpu_ = process_cpu_seconds();
+    }
+}
+
+void Pipeline::check(const Held& held, Tally& tally, CompletionCheck& checker) const {
+    const Page& original = corpus_[held.cookie % corpus_.size()];
+    if (held.verdict != OZRAM_RING_OK) {
+        ++tally.rejected;
+    } else if (held.cqe.status != OZRAM_RING_STATUS_OK) {
+        ++tally.fallback;
+    } else if (!checker.restores(held.cqe, ring_.view().output_slot(held.cqe.slot),
+                                 original.data())) {
+        ++tally.mismatches;
+    } else {
+        ++tally.pages;
+        tally.bytes_out += held.cqe.length;
+    }
+}
+
+void Pipeline::idle() {
+    std::unique_lock<std::mutex> sleeper(sleeper_, std::try_to_lock);
+    if (sleeper.owns_lock()) {
+        ring_.wait_for_completions(COMPLETION_WAIT);
+        idle_.notify_all();
+        return;
+    }
+    std::unique_lock<std::mutex> idle(idle_lock_);
+    idle_.wait_for(idle, COMPLETION_WAIT);
+}
+
+void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
+    std::vector<Held> held;
+    std::vector<std::pair<ring::RingProducer::Taken, const Page*>> taken;
+    held.reserve(GRAIN);
+    taken.reserve(GRAIN);
+    for (;;) {
+        held.clear();
+        taken.clear();
+        {
+            const std::lock_guard<std::mutex> guard(lock_);
+            if (over()) {
+                return;
+            }
+            producer_.reap_held(GRAIN, [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict,
+                                           std::uint64_t cookie) {
+                held.push_back({cqe, verdict, cookie});
+            });
+            while (taken.size() < GRAIN && submitted_ < plan_.pages && producer_.can_stage()) {
+                taken.emplace_back(producer_.take(submitted_),
+                                   &corpus_[submitted_ % corpus_.size()]);
+                ++submitted_;
+            }
+            note_start();
+            if (held.empty() && taken.empty()) {
+                if (Clock::now() - last_progress_ > plan_.agent_timeout) {
+                    // What the kernel does when its agent hangs: take the
+                    // slots back.
+                    taken_back_ += producer_.take_back_all().size();
+                    timed_out_ = true;
+                    return;
+                }
+            }
+        }
+        if (held.empty() && taken.empty()) {
+            idle();
+            continue;
+        }
+        for (const Held& completion : held) {
+            check(completion, tally, checker);
+        }
+        for (const auto& [slot, page] : taken) {
+            std::memcpy(ring_.view().staging_slot(slot.slot), page->data(), PAGE_SIZE);
+        }
+        {
+            const std::lock_guard<std::mutex> guard(lock_);
+            for (const Held& completion : held) {
+                producer_.release(completion.cqe.slot);
+            }
+            finished_ += held.size();
+            if (!held.empty()) {
+                last_progress_ = Clock::now();
+            }
+            for (const auto& [slot, page] : taken) {
+                producer_.submit(slot, 0);
+            }
+            if (!taken.empty()) {
+                producer_.publish();
+            }
+        }
+        if (!taken.empty()) {
+            ring_.notify_work();
+        }
+    }
+}
 
 }  // namespace
 
@@ -49,19 +208,12 @@ double LoadReport::gbps() const {
 double LoadReport::pages_per_sec() const {
     return seconds > 0 ? static_cast<double>(pages) / seconds : 0;
 }
+double LoadReport::cpu_us_per_page() const {
+    return pages > 0 ? cpu_seconds / static_cast<double>(pages) * 1e6 : 0;
+}
 
 LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, const LoadPlan& plan) {
-    ring::RingProducer producer(ring.view());
-    ThreadPool pool(plan.threads);
-    std::vector<CompletionCheck> checks(pool.participants());
-    std::vector<Tally> tallies(pool.participants());
-    std::vector<std::pair<std::uint8_t*, const Page*>> copies;
-    std::vector<Reaped> reaped;
-    copies.reserve(ring.view().header.slots);
-    reaped.reserve(ring.view().header.cq_entries);
     LoadReport report;
-    std::uint64_t submitted = 0;
-    std::uint64_t finished = 0;
     // The clock starts when an agent is there to answer.
     const auto attach_deadline = Clock::now() + plan.agent_timeout;
     while (ring.agent_pid() == 0) {
@@ -71,80 +223,24 @@ LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, cons
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    // The clock starts when the agent takes its first page: what it does
-    // between attaching and taking work (registering the ring's memory
-    // with a GPU driver, say) is set-up, not throughput.
-    std::optional<Clock::time_point> start;
-    const auto note_start = [&] {
-        if (!start && ring::load_acquire(ring.view().ctrl->sq_head) != 0)
-            start = Clock::now();
-    };
-    auto last_progress = Clock::now();
-
-    while (finished < plan.pages) {
-        // A round: slots for every page that fits, the pages copied into
-        // them by the threads, then one publish.
-        copies.clear();
-        while (submitted < plan.pages && producer.can_stage()) {
-            const std::uint32_t slot = producer.reserve(0, submitted);
-            copies.emplace_back(ring.view().staging_slot(slot), &corpus[submitted % corpus.size()]);
-            ++submitted;
+    Pipeline pipeline(ring, corpus, plan);
+    const unsigned threads = std::max(1U, plan.threads);
+    std::vector<Tally> tallies(threads);
+    std::vector<CompletionCheck> checks(threads);
+    {
+        std::vector<std::jthread> workers;
+        workers.reserve(threads - 1);
+        for (unsigned t = 1; t < threads; ++t) {
+            workers.emplace_back([&, t] { pipeline.run_thread(tallies[t], checks[t]); });
         }
-        if (!copies.empty()) {
-            pool.parallel_for(
-                copies.size(), GRAIN, [&](std::size_t begin, std::size_t end, unsigned) {
-                    for (std::size_t i = begin; i < end; ++i)
-                        std::memcpy(copies[i].first, copies[i].second->data(), PAGE_SIZE);
-                });
-            producer.publish();
-            ring.notify_work();
-        }
-        note_start();
-        // The completions: claimed by the slot rules, then checked by the
-        // threads.  Their output slots hold the bytes until the next round
-        // stages into them.
-        reaped.clear();
-        producer.reap(
-            [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
-                reaped.push_back({cqe, verdict, cookie});
-            });
-        if (!reaped.empty()) {
-            pool.parallel_for(
-                reaped.size(), GRAIN, [&](std::size_t begin, std::size_t end, unsigned thread) {
-                    Tally& tally = tallies[thread];
-                    for (std::size_t i = begin; i < end; ++i) {
-                        const Reaped& r = reaped[i];
-                        ++tally.finished;
-                        const Page& original = corpus[r.cookie % corpus.size()];
-                        if (r.verdict != OZRAM_RING_OK) {
-                            ++tally.rejected;
-                        } else if (r.cqe.status != OZRAM_RING_STATUS_OK) {
-                            ++tally.fallback;
-                        } else if (!checks[thread].restores(r.cqe,
-                                                            ring.view().output_slot(r.cqe.slot),
-                                                            original.data())) {
-                            ++tally.mismatches;
-                        } else {
-                            ++tally.pages;
-                            tally.bytes_out += r.cqe.length;
-                        }
-                    }
-                });
-            finished += reaped.size();
-            last_progress = Clock::now();
-            continue;
-        }
-        if (Clock::now() - last_progress > plan.agent_timeout) {
-            // What the kernel does when its agent hangs: take the slots back.
-            const auto taken = producer.take_back_all();
-            report.fallback += taken.size();
-            report.timed_out = true;
-            break;
-        }
-        ring.wait_for_completions(COMPLETION_WAIT);
-        note_start();
+        pipeline.run_thread(tallies[0], checks[0]);
     }
-    report.seconds = start ? std::chrono::duration<double>(Clock::now() - *start).count() : 0.0;
+    if (pipeline.start()) {
+        report.seconds = std::chrono::duration<double>(Clock::now() - *pipeline.start()).count();
+        report.cpu_seconds = process_cpu_seconds() - pipeline.start_cpu();
+    }
+    report.timed_out = pipeline.timed_out();
+    report.fallback = pipeline.taken_back();
     for (const Tally& tally : tallies) {
         report.pages += tally.pages;
         report.bytes_in += tally.pages * PAGE_SIZE;
@@ -153,10 +249,10 @@ LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, cons
         report.rejected += tally.rejected;
         report.fallback += tally.fallback;
     }
-    report.stale = producer.stale();
-    report.rejected += producer.unknown_slot();
+    report.stale = pipeline.producer().stale();
+    report.rejected += pipeline.producer().unknown_slot();
     if (plan.stop_agent) {
-        producer.set_stopping();
+        pipeline.producer().set_stopping();
         ring.notify_work();
     }
     return report;

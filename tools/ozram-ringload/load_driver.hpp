@@ -22,10 +22,12 @@ struct LoadReport {
     std::uint64_t fallback = 0;    // given back with an error status, or taken back
     bool timed_out = false;        // the agent stopped answering
     double seconds = 0;            // the agent's first page taken to the last completion
+    double cpu_seconds = 0;        // the producer's CPU time over those seconds, every thread
 
     [[nodiscard]] double ratio() const;
     [[nodiscard]] double gbps() const;
     [[nodiscard]] double pages_per_sec() const;
+    [[nodiscard]] double cpu_us_per_page() const;  // the producer's CPU a verified page
     [[nodiscard]] bool clean() const { return mismatches == 0 && rejected == 0 && !timed_out; }
 };
 
@@ -34,9 +36,9 @@ struct LoadPlan {
     // With no completion for this long, take every slot back and give up.
     std::chrono::milliseconds agent_timeout{10'000};
     bool stop_agent = true;  // set STOPPING at the end, so that the agent detaches
-    // Threads that copy pages into their staging slots and check the
-    // completions, as the kernel's writers do on their own CPUs; the ring
-    // itself is driven by one.
+    // Threads that stage pages and check completions, as the kernel's
+    // writers and its doorbell do on their own CPUs; each takes its turns
+    // at the ring's lock (load_driver.cpp).
     unsigned threads = 1;
 };
 

@@ -28,8 +28,8 @@ constexpr const char* PROGRAM = "ozram-ringload";
 std::string usage_text() {
     return "Usage: ozram-ringload --shm NAME --input CORPUS [OPTION]...\n"
            "Create a shared-memory offload ring, feed it the pages of CORPUS as the\n"
-           "kernel would, and verify every completion with liblz4 against the page\n"
-           "submitted.  Start 'ozramd --shm NAME' to serve it.\n"
+           "kernel would, and verify every completion against the page submitted\n"
+           "with the module's own check.  Start 'ozramd --shm NAME' to serve it.\n"
            "\n"
            "  --shm NAME         shared-memory name of the ring (created, then removed)\n"
            "  --input CORPUS     a file of whole 4096-byte pages (see ozram-pagedump)\n"
@@ -40,9 +40,9 @@ std::string usage_text() {
            std::to_string(ozram::DEFAULT_HUGE_THRESHOLD) +
            ")\n"
            "  --timeout SEC      give up when the agent does not answer (default 10)\n"
-           "  --threads N        threads that copy pages in and check completions, as\n"
-           "                     the kernel's writers do on their CPUs (default: every\n"
-           "                     core)\n"
+           "  --threads N        threads that stage pages and check completions, each\n"
+           "                     on its own, as the kernel's writers do on their CPUs\n"
+           "                     (default: every core)\n"
            "  --keep-agent       do not ask the agent to detach at the end\n"
            "  --json             one JSON object instead of text\n"
            "  -h, --help         show this help and exit\n"
@@ -68,17 +68,18 @@ void print_report(const LoadReport& report, bool json) {
         std::printf("{\"pages\":%" PRIu64 ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
                     ",\"ratio\":%.4f,\"gbps\":%.4f,\"pages_per_sec\":%.1f,\"mismatches\":%" PRIu64
                     ",\"rejected\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"fallback\":%" PRIu64
-                    ",\"timed_out\":%s}\n",
+                    ",\"cpu_us_per_page\":%.3f,\"timed_out\":%s}\n",
                     report.pages, report.bytes_in, report.bytes_out,
                     report.bytes_out == 0 ? 0.0 : report.ratio(), report.gbps(),
                     report.pages_per_sec(), report.mismatches, report.rejected, report.stale,
-                    report.fallback, report.timed_out ? "true" : "false");
+                    report.fallback, report.cpu_us_per_page(), report.timed_out ? "true" : "false");
         return;
     }
     std::printf("pages          %" PRIu64 " verified\n", report.pages);
     std::printf("bytes          %" PRIu64 " in, %" PRIu64 " out, ratio %.3f\n", report.bytes_in,
                 report.bytes_out, report.bytes_out == 0 ? 0.0 : report.ratio());
     std::printf("throughput     %.3f GB/s, %.0f pages/s\n", report.gbps(), report.pages_per_sec());
+    std::printf("producer CPU   %.3f us a page, every thread\n", report.cpu_us_per_page());
     std::printf("mismatches     %" PRIu64 "\n", report.mismatches);
     std::printf("rejected       %" PRIu64 "\n", report.rejected);
     std::printf("stale          %" PRIu64 "\n", report.stale);

@@ -29,30 +29,35 @@ RingProducer::~RingProducer() = default;
 
 bool RingProducer::can_stage() const {
     const std::uint32_t queued = sq_tail_ - load_acquire(view_.ctrl->sq_head);
-    return slots_->nr_free != 0 && queued < view_.header.sq_entries;
+    return slots_->nr_free != 0 && queued + taken_unsubmitted_ < view_.header.sq_entries;
 }
 
 std::uint32_t RingProducer::stage(const std::uint8_t* page, std::uint32_t device_id,
                                   std::uint64_t cookie, ozram_ring_algorithm algorithm) {
-    const std::uint32_t slot = reserve(device_id, cookie, algorithm);
-    std::memcpy(view_.staging_slot(slot), page, OZRAM_RING_PAGE_SIZE);
-    return slot;
+    const Taken taken = take(cookie, algorithm);
+    std::memcpy(view_.staging_slot(taken.slot), page, OZRAM_RING_PAGE_SIZE);
+    submit(taken, device_id);
+    return taken.slot;
 }
 
-std::uint32_t RingProducer::reserve(std::uint32_t device_id, std::uint64_t cookie,
-                                    ozram_ring_algorithm algorithm) {
-    std::uint32_t slot = 0;
-    std::uint32_t generation = 0;
+RingProducer::Taken RingProducer::take(std::uint64_t cookie, ozram_ring_algorithm algorithm) {
+    Taken taken{0, 0, algorithm};
     // No clock: the userspace producer takes slots back only all at once.
-    if (!ozram_ring_slots_get(slots_.get(), 0, static_cast<std::uint8_t>(algorithm), &slot,
-                              &generation)) {
-        throw Error(EBUSY, "stage() without a free slot: check can_stage() first");
+    if (!can_stage() || !ozram_ring_slots_get(slots_.get(), 0, static_cast<std::uint8_t>(algorithm),
+                                              &taken.slot, &taken.generation)) {
+        throw Error(EBUSY, "take() without a free slot: check can_stage() first");
     }
-    cookies_[slot] = cookie;
-    const ozram_ring_sqe sqe{slot, generation, device_id, static_cast<std::uint32_t>(algorithm)};
+    cookies_[taken.slot] = cookie;
+    ++taken_unsubmitted_;
+    return taken;
+}
+
+void RingProducer::submit(const Taken& taken, std::uint32_t device_id) {
+    const ozram_ring_sqe sqe{taken.slot, taken.generation, device_id,
+                             static_cast<std::uint32_t>(taken.algorithm)};
     std::memcpy(&view_.sq[sq_tail_ & (view_.header.sq_entries - 1)], &sqe, sizeof(sqe));
     ++sq_tail_;
-    return slot;
+    --taken_unsubmitted_;
 }
 
 void RingProducer::publish() {
