@@ -54,7 +54,7 @@ std::string usage_text() {
                    [--threads N]
                    [--batch PAGES] [--repeat N] [--max-pages N]
                    [--huge-threshold BYTES] [--gpu-kernel NAME] [--gpu-slots N]
-                   [--shuffle] [--cold] [--json|--csv]
+                   [--shuffle] [--cold] [--timeline FILE] [--json|--csv]
        ozram-bench --print-crossover
 
 Compresses a page corpus (a file of 4096-byte pages, see ozram-pagedump) batch
@@ -120,6 +120,15 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      staging slots come: for the gpu row, pages scattered
                      over the registered corpus are read by the gather kernel
                      instead of DMA
+  --timeline FILE    the gpu row: each batch's stages as the device ran
+                     them in the last pass (stream, pages, and the device
+                     times at which its pages started in, its kernel
+                     started, its bytes started out, and all was done, in
+                     us from the phase's first batch), compression then
+                     decompression, written to FILE as CSV; and, on
+                     stderr, the share of each phase's device time in
+                     which some stream was bringing data in, running a
+                     kernel, taking data out, or any of these
   --threads N        threads of cpu and of the library's N-thread row
                      (default: every core)
   --batch PAGES      pages per batch (default 1024)
@@ -185,6 +194,8 @@ Options parse_options(const std::vector<std::string>& args) {
         } else if (name == "--cold") {
             arguments.flag();
             options.cold = true;
+        } else if (name == "--timeline") {
+            options.timeline = arguments.value();
         } else if (name == "--gpu-slots") {
             options.gpu_slots =
                 cli::parse_integer_option(name, arguments.value(), std::size_t{1}, std::size_t{64});

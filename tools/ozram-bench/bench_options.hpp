@@ -38,6 +38,7 @@ struct Options {
     bool cold = false;
     // Batches in flight of the gpu rows (GpuBatchConfig::ring_buffer_slots).
     std::size_t gpu_slots = GpuBatchConfig{}.ring_buffer_slots;
+    std::string timeline;  // --timeline: where the gpu row's timeline goes
     OutputFormat format = OutputFormat::Table;
     bool print_crossover = false;
     bool help = false;

@@ -54,9 +54,12 @@ class Codec {
 // The GPU backend as the agent uses it ("gpu"): pages read in place from
 // registered memory, compressed bytes written by the device straight into
 // registered 4 KiB output buffers, several batches in flight (gpu_codec.cpp).
-// The caller has registered the corpus with `gpu`.
+// The caller has registered the corpus with `gpu`.  With a `timeline` path,
+// each pass writes its timeline there (timeline.hpp) and summarizes it on
+// stderr; the last pass's file stays.
 [[nodiscard]] std::unique_ptr<Codec> make_gpu_codec(std::string name,
-                                                    std::unique_ptr<GpuBatchCompressor> gpu);
+                                                    std::unique_ptr<GpuBatchCompressor> gpu,
+                                                    std::string timeline = {});
 
 // The reference for a format: its own library alone on every page, fanned
 // out over `threads` std::threads per batch (threads started per batch, one

@@ -17,6 +17,7 @@
 #include "ozram/gpu.hpp"
 #include "page_check.hpp"
 #include "stopwatch.hpp"
+#include "timeline.hpp"
 
 namespace ozram::bench {
 namespace {
@@ -35,8 +36,10 @@ Area page_aligned(std::size_t bytes) {
 
 class GpuCodec final : public Codec {
   public:
-    GpuCodec(std::string name, std::unique_ptr<GpuBatchCompressor> gpu)
-        : name_(std::move(name)), gpu_(std::move(gpu)) {}
+    GpuCodec(std::string name, std::unique_ptr<GpuBatchCompressor> gpu, std::string timeline)
+        : name_(std::move(name)), gpu_(std::move(gpu)), timeline_(std::move(timeline)) {
+        gpu_->keep_timeline(!timeline_.empty());
+    }
     ~GpuCodec() override {
         for (const std::uint8_t* base : registered_)
             gpu_->unregister_host_region(base);
@@ -48,6 +51,7 @@ class GpuCodec final : public Codec {
     PassResult run_pass(std::span<const std::uint8_t* const> pages, std::size_t batch,
                         std::vector<bool>& failed) override {
         prepare(pages.size());
+        (void)gpu_->take_timeline();  // what came before this pass
         PassResult pass;
         const std::size_t per_batch = std::min(batch, gpu_->max_batch_pages());
         const std::size_t batches = (pages.size() + per_batch - 1) / per_batch;
@@ -108,6 +112,11 @@ class GpuCodec final : public Codec {
             std::fill(failed.begin(), failed.end(), true);
             return pass;
         }
+        if (!timeline_.empty()) {
+            const std::vector<GpuTimelineEntry> timeline = gpu_->take_timeline();
+            write_timeline_csv(timeline_, timeline);
+            std::cerr << summarize_timeline(timeline);
+        }
         for (std::size_t i = 0; i < pages.size(); ++i) {
             if (std::memcmp(restored_[i], pages[i], PAGE_SIZE) != 0 ||
                 !stored_page_matches(whole_, i, pages[i]))
@@ -152,6 +161,7 @@ class GpuCodec final : public Codec {
 
     std::string name_;
     std::unique_ptr<GpuBatchCompressor> gpu_;
+    std::string timeline_;  // where each pass's timeline goes, or none
     Area output_area_;
     Area restored_area_;
     std::vector<std::uint8_t*> outputs_;
@@ -164,8 +174,9 @@ class GpuCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<Codec> make_gpu_codec(std::string name, std::unique_ptr<GpuBatchCompressor> gpu) {
-    return std::make_unique<GpuCodec>(std::move(name), std::move(gpu));
+std::unique_ptr<Codec> make_gpu_codec(std::string name, std::unique_ptr<GpuBatchCompressor> gpu,
+                                      std::string timeline) {
+    return std::make_unique<GpuCodec>(std::move(name), std::move(gpu), std::move(timeline));
 }
 
 }  // namespace ozram::bench

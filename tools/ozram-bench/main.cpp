@@ -96,7 +96,7 @@ std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, cons
         auto gpu = GpuBatchCompressor::create(config);
         if (gpu->register_host_region(corpus.bytes())) {
             in_place = gpu.get();
-            codecs.push_back(make_gpu_codec("gpu", std::move(gpu)));
+            codecs.push_back(make_gpu_codec("gpu", std::move(gpu), options.timeline));
         } else {
             std::cerr << "ozram-bench: gpu (in place): skipped: the driver cannot register "
                          "the corpus mapping\n";

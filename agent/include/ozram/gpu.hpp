@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ozram/backend.hpp"
 #include "ozram/batch_result.hpp"
@@ -50,6 +51,21 @@ struct GpuHostWork {
     std::uint64_t pages_copied = 0;      // pages the host copied into a pinned buffer first
     std::uint64_t outputs_in_place = 0;  // pages whose bytes the device wrote to their buffer
     std::uint64_t outputs_copied = 0;    // pages whose bytes the host copied out
+};
+
+// One batch (or chunk of a batch) as the device ran it, for a timeline of
+// the streams: device time, in ns since the compressor's pipeline started,
+// at which its stream began the stage (pages or blocks in), the kernel,
+// and the stage out (bytes or pages and descriptors out), and when all was
+// done.  Stages of one stream follow each other; streams overlap.
+struct GpuTimelineEntry {
+    std::uint32_t stream = 0;  // the pipeline's slot: one stream each
+    std::uint32_t pages = 0;
+    bool decompress = false;
+    std::uint64_t start_ns = 0;
+    std::uint64_t uploaded_ns = 0;
+    std::uint64_t computed_ns = 0;
+    std::uint64_t end_ns = 0;
 };
 
 namespace gpu {
@@ -110,6 +126,11 @@ class GpuBatchCompressor : public PageCompressor {
     [[nodiscard]] std::uint64_t pages_read_in_place() const;
     [[nodiscard]] std::uint64_t pages_copied() const;
     [[nodiscard]] GpuHostWork host_work() const;
+    // From keep_timeline(true) on, each batch the device finishes is noted
+    // (one entry per chunk); take_timeline() hands the notes over.  For
+    // benchmarks: a note costs three event queries a chunk.
+    void keep_timeline(bool keep);
+    [[nodiscard]] std::vector<GpuTimelineEntry> take_timeline();
 
     struct Impl;
 

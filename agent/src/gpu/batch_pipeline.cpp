@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "kernels/page_copy.cuh"
 #include "ozram/error.hpp"
@@ -152,7 +153,24 @@ BatchPipeline::~BatchPipeline() {
     release_all();
 }
 
+void BatchPipeline::keep_timeline(bool keep) {
+    if (keep && origin_ == nullptr) {
+        // Batches started before the origin clamp to it (elapsed_ns).
+        origin_ = device_.create_event();
+        device_.record(origin_, slots_.front().stream);
+        device_.wait(origin_);
+    }
+    keep_timeline_ = keep;
+}
+
+std::vector<GpuTimelineEntry> BatchPipeline::take_timeline() {
+    return std::exchange(timeline_, {});
+}
+
 void BatchPipeline::release_all() noexcept {
+    if (origin_ != nullptr)
+        device_.destroy_event(origin_);
+    origin_ = nullptr;
     for (Slot& slot : slots_) {
         drop_stream(slot);
         for (const DeviceAddress address : {slot.pages, slot.slots, slot.descriptors, slot.sources,
@@ -469,6 +487,13 @@ FinishedBatch BatchPipeline::finish(Ticket ticket) {
     finished.times.h2d_ns = device_.elapsed_ns(slot.start, slot.uploaded);
     finished.times.kernel_ns = device_.elapsed_ns(slot.uploaded, slot.computed);
     finished.times.d2h_ns = device_.elapsed_ns(slot.computed, slot.end);
+    if (keep_timeline_) {
+        timeline_.push_back(
+            {static_cast<std::uint32_t>(&slot - slots_.data()), slot.count,
+             slot.job == Slot::Job::Decompress, device_.elapsed_ns(origin_, slot.start),
+             device_.elapsed_ns(origin_, slot.uploaded), device_.elapsed_ns(origin_, slot.computed),
+             device_.elapsed_ns(origin_, slot.end)});
+    }
     if (slot.job == Slot::Job::Compress)
         finish_compress(slot);
     else

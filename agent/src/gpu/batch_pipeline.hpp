@@ -121,6 +121,9 @@ class BatchPipeline {
     [[nodiscard]] std::vector<Ticket> tickets() const;
 
     [[nodiscard]] const HostWork& host_work() const { return host_work_; }
+    // Timeline notes of the batches finished from now on (ozram/gpu.hpp).
+    void keep_timeline(bool keep);
+    [[nodiscard]] std::vector<GpuTimelineEntry> take_timeline();
 
   private:
     struct Slot;
@@ -148,6 +151,10 @@ class BatchPipeline {
     std::vector<Slot> slots_;
     Ticket next_ticket_ = 1;
     HostWork host_work_;
+    // The timeline's origin, recorded by keep_timeline(true), and its notes.
+    Event origin_ = nullptr;
+    bool keep_timeline_ = false;
+    std::vector<GpuTimelineEntry> timeline_;
 };
 
 }  // namespace ozram::gpu

@@ -176,7 +176,7 @@ void CudaDevice::wait(Event event) {
 std::uint64_t CudaDevice::elapsed_ns(Event from, Event to) {
     float ms = 0;
     check(cudaEventElapsedTime(&ms, cuda(from), cuda(to)), "cudaEventElapsedTime");
-    return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+    return ms > 0 ? static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6) : 0;
 }
 
 void CudaDevice::upload(DeviceAddress to, const void* from, std::size_t bytes, Stream stream) {

@@ -125,7 +125,7 @@ class Device {
     [[nodiscard]] virtual bool done(Event event) = 0;
     // Waits for the work before the event (throws its failure).
     virtual void wait(Event event) = 0;
-    // Device time between two events that are done.
+    // Device time between two events that are done; 0 if `to` came first.
     [[nodiscard]] virtual std::uint64_t elapsed_ns(Event from, Event to) = 0;
 
     // Work, in stream order.  Host memory given to upload() and download()

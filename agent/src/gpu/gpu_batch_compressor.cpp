@@ -521,5 +521,12 @@ std::uint64_t GpuBatchCompressor::pages_copied() const {
 GpuHostWork GpuBatchCompressor::host_work() const {
     return impl_->host_work();
 }
+void GpuBatchCompressor::keep_timeline(bool keep) {
+    if (impl_->pipeline)
+        impl_->pipeline->keep_timeline(keep);
+}
+std::vector<GpuTimelineEntry> GpuBatchCompressor::take_timeline() {
+    return impl_->pipeline ? impl_->pipeline->take_timeline() : std::vector<GpuTimelineEntry>{};
+}
 
 }  // namespace ozram
