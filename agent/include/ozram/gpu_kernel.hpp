@@ -17,16 +17,19 @@ enum class GpuCompressKernel : std::uint8_t {
     // The first kernel: liblz4's greedy parse, probing 32 positions again
     // after every match; kept to compare against.
     Reprobe,
+    // The window parse with a 2^11-entry table, each sequence's work done
+    // by the lanes: window-11's block, byte for byte.
+    WindowLanes11,
 };
 
 inline constexpr std::array ALL_GPU_COMPRESS_KERNELS{
     GpuCompressKernel::Window12, GpuCompressKernel::Window11, GpuCompressKernel::Window10,
-    GpuCompressKernel::Reprobe};
+    GpuCompressKernel::Reprobe, GpuCompressKernel::WindowLanes11};
 
 // The default: see Documentation/gpu.md for the measurements behind it.
 inline constexpr GpuCompressKernel DEFAULT_GPU_COMPRESS_KERNEL = GpuCompressKernel::Window11;
 
-// "window-12", "window-11", "window-10", "reprobe".
+// "window-12", "window-11", "window-10", "reprobe", "window-lanes-11".
 [[nodiscard]] constexpr std::string_view to_string(GpuCompressKernel kernel) {
     switch (kernel) {
         case GpuCompressKernel::Window12:
@@ -37,6 +40,8 @@ inline constexpr GpuCompressKernel DEFAULT_GPU_COMPRESS_KERNEL = GpuCompressKern
             return "window-10";
         case GpuCompressKernel::Reprobe:
             return "reprobe";
+        case GpuCompressKernel::WindowLanes11:
+            return "window-lanes-11";
     }
     return "?";
 }
