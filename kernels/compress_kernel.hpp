@@ -14,7 +14,6 @@ inline constexpr CompressKernel DEFAULT_COMPRESS_KERNEL = DEFAULT_GPU_COMPRESS_K
 [[nodiscard]] constexpr unsigned hash_log(CompressKernel kernel) {
     switch (kernel) {
         case CompressKernel::Window11:
-        case CompressKernel::WindowLanes11:
             return 11;
         case CompressKernel::Window10:
             return 10;

@@ -2,8 +2,7 @@
 // format (no frame), written once over the warp abstraction (warp.cuh).  This
 // file holds what every compression kernel does around its parse: the page
 // into shared memory, the same-filled test, and the raw decision.  The
-// parses are lz4_compress_window.cuh, lz4_compress_window_lanes.cuh and
-// lz4_compress_reprobe.cuh; the
+// parses are lz4_compress_window.cuh and lz4_compress_reprobe.cuh; the
 // kernels by name are in compress_kernel.hpp.
 #pragma once
 
@@ -12,7 +11,6 @@
 #include "compress_kernel.hpp"
 #include "lz4_compress_reprobe.cuh"
 #include "lz4_compress_window.cuh"
-#include "lz4_compress_window_lanes.cuh"
 #include "page_codec.cuh"
 #include "warp.cuh"
 
@@ -73,12 +71,6 @@ OZRAM_KERNEL_FN bool encode(const Warp& warp, CompressScratch<Kernel>& scratch, 
     if constexpr (Kernel == CompressKernel::Reprobe) {
         reprobe::BlockWriter block{out, 0, limit};
         const bool fits = reprobe::encode_block(warp, scratch.page, scratch.hash_table, block);
-        size = block.size;
-        return fits;
-    } else if constexpr (Kernel == CompressKernel::WindowLanes11) {
-        window::BlockWriter block{out, 0, limit};
-        const bool fits = window_lanes::encode_block<HASH_LOG_OF<Kernel>>(
-            warp, scratch.page, scratch.hash_table, block);
         size = block.size;
         return fits;
     } else {

@@ -159,9 +159,6 @@ cudaError_t launch_compress_pages(CompressKernel kernel, const std::uint8_t* pag
         case CompressKernel::Reprobe:
             return launch_compress<CompressKernel::Reprobe>(pages, slots, descriptors, count,
                                                             huge_threshold, stream);
-        case CompressKernel::WindowLanes11:
-            return launch_compress<CompressKernel::WindowLanes11>(pages, slots, descriptors, count,
-                                                                  huge_threshold, stream);
     }
     return cudaErrorInvalidValue;
 }

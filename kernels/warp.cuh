@@ -102,20 +102,6 @@ class Warp {
     __device__ __forceinline__ T broadcast(const Lanes<T>& v, unsigned src) const {
         return __shfl_sync(FULL_WARP, v.value, static_cast<int>(src));
     }
-    // Each lane's sum of the values of the lanes below it, and the sum of
-    // all in `total`: five shuffles.
-    __device__ __forceinline__ Lanes<std::uint32_t> exclusive_sum(const Lanes<std::uint32_t>& v,
-                                                                  std::uint32_t& total) const {
-        std::uint32_t sum = v.value;
-#pragma unroll
-        for (unsigned delta = 1; delta < WARP_SIZE; delta <<= 1) {
-            const std::uint32_t below = __shfl_up_sync(FULL_WARP, sum, delta);
-            if (lane_ >= delta)
-                sum += below;
-        }
-        total = __shfl_sync(FULL_WARP, sum, WARP_SIZE - 1);
-        return {sum - v.value};
-    }
     // Runs body() once for the warp (on lane 0): for small sequential writes.
     template <class Body>
     __device__ __forceinline__ void single(Body&& body) const {
@@ -123,9 +109,7 @@ class Warp {
             body();
     }
     // Makes each lane's memory writes visible to the other lanes.
-    __device__ __forceinline__ void sync() const {
-        __syncwarp(FULL_WARP);
-    }
+    __device__ __forceinline__ void sync() const { __syncwarp(FULL_WARP); }
 
   private:
     unsigned lane_;
@@ -224,18 +208,6 @@ class Warp {
     T broadcast(const Lanes<T>& v, unsigned src) const {
         ++steps_;
         return v.values[src];
-    }
-    // Five steps: the device's five shuffles.
-    Lanes<std::uint32_t> exclusive_sum(const Lanes<std::uint32_t>& v, std::uint32_t& total) const {
-        steps_ += 5;
-        Lanes<std::uint32_t> out;
-        std::uint32_t sum = 0;
-        for (unsigned i = 0; i < WARP_SIZE; ++i) {
-            out.values[i] = sum;
-            sum += v.values[i];
-        }
-        total = sum;
-        return out;
     }
     template <class Body>
     void single(Body&& body) const {

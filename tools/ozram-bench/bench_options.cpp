@@ -111,8 +111,8 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      over the whole corpus, reading its pages, blocks and
                      objects from memory
   --gpu-kernel NAME  the compression kernel of the gpu and gpu-copy rows:
-                     window-12, window-11, window-10, reprobe or
-                     window-lanes-11 (default )" +
+                     window-12, window-11, window-10 or reprobe (default
+                     )" +
            std::string(to_string(DEFAULT_GPU_COMPRESS_KERNEL)) + R"()
   --gpu-slots N      batches in flight of the gpu and gpu-copy rows, 1..64
                      (default 4)
@@ -185,8 +185,7 @@ Options parse_options(const std::vector<std::string>& args) {
             const std::string_view text = arguments.value();
             const auto kernel = parse_gpu_compress_kernel(text);
             if (!kernel) {
-                throw cli::bad_value(
-                    name, "window-12, window-11, window-10, reprobe or window-lanes-11", text);
+                throw cli::bad_value(name, "window-12, window-11, window-10 or reprobe", text);
             }
             options.gpu_kernel = *kernel;
         } else if (name == "--shuffle") {

@@ -60,8 +60,6 @@ Counted count(GpuCompressKernel kernel, const std::uint8_t* page, std::uint32_t 
             return count<GpuCompressKernel::Window11>(page, threshold);
         case GpuCompressKernel::Window10:
             return count<GpuCompressKernel::Window10>(page, threshold);
-        case GpuCompressKernel::WindowLanes11:
-            return count<GpuCompressKernel::WindowLanes11>(page, threshold);
         case GpuCompressKernel::Reprobe:
             break;
     }

@@ -17,19 +17,16 @@ enum class GpuCompressKernel : std::uint8_t {
     // The first kernel: liblz4's greedy parse, probing 32 positions again
     // after every match; kept to compare against.
     Reprobe,
-    // The window parse with a 2^11-entry table, each sequence's work done
-    // by the lanes: window-11's block, byte for byte.
-    WindowLanes11,
 };
 
 inline constexpr std::array ALL_GPU_COMPRESS_KERNELS{
     GpuCompressKernel::Window12, GpuCompressKernel::Window11, GpuCompressKernel::Window10,
-    GpuCompressKernel::Reprobe, GpuCompressKernel::WindowLanes11};
+    GpuCompressKernel::Reprobe};
 
 // The default: see Documentation/gpu.md for the measurements behind it.
 inline constexpr GpuCompressKernel DEFAULT_GPU_COMPRESS_KERNEL = GpuCompressKernel::Window11;
 
-// "window-12", "window-11", "window-10", "reprobe", "window-lanes-11".
+// "window-12", "window-11", "window-10", "reprobe".
 [[nodiscard]] constexpr std::string_view to_string(GpuCompressKernel kernel) {
     switch (kernel) {
         case GpuCompressKernel::Window12:
@@ -40,8 +37,6 @@ inline constexpr GpuCompressKernel DEFAULT_GPU_COMPRESS_KERNEL = GpuCompressKern
             return "window-10";
         case GpuCompressKernel::Reprobe:
             return "reprobe";
-        case GpuCompressKernel::WindowLanes11:
-            return "window-lanes-11";
     }
     return "?";
 }

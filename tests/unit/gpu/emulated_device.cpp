@@ -40,9 +40,6 @@ void compress_one(kernels::CompressKernel kernel, const std::uint8_t* page, std:
         case kernels::CompressKernel::Reprobe:
             return compress_one<kernels::CompressKernel::Reprobe>(page, slot, descriptor,
                                                                   threshold);
-        case kernels::CompressKernel::WindowLanes11:
-            return compress_one<kernels::CompressKernel::WindowLanes11>(page, slot, descriptor,
-                                                                        threshold);
     }
 }
 

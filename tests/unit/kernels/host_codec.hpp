@@ -48,9 +48,6 @@ inline HostCompressed compress_on_host(
         case kernels::CompressKernel::Window10:
             return compress_on_host_with<kernels::CompressKernel::Window10>(page, huge_threshold,
                                                                             order);
-        case kernels::CompressKernel::WindowLanes11:
-            return compress_on_host_with<kernels::CompressKernel::WindowLanes11>(
-                page, huge_threshold, order);
         case kernels::CompressKernel::Reprobe:
             break;
     }

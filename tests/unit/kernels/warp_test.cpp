@@ -37,19 +37,5 @@ TEST(EmulatedWarp, BroadcastAndLaneMasks) {
     EXPECT_EQ(calls, 1);
 }
 
-TEST(EmulatedWarp, ExclusiveSumAndItsTotal) {
-    const Warp warp;
-    Lanes<std::uint32_t> values;
-    warp.each([&](Lane l) { values[l] = l.id % 4 == 0 ? 0 : l.id; });
-    std::uint32_t total = 0;
-    const Lanes<std::uint32_t> sums = warp.exclusive_sum(values, total);
-    std::uint32_t expected = 0;
-    for (unsigned i = 0; i < WARP_SIZE; ++i) {
-        EXPECT_EQ(sums[Lane{i}], expected) << i;
-        expected += values[Lane{i}];
-    }
-    EXPECT_EQ(total, expected);
-}
-
 }  // namespace
 }  // namespace ozram::kernels
