@@ -88,11 +88,12 @@ OZRAM_KERNEL_FN bool encode(const Warp& warp, CompressScratch<Kernel>& scratch, 
 // `out` (8-byte aligned) and describes it in `descriptor`: same-filled pages
 // get their word and no bytes; pages whose LZ4 block would be longer than
 // huge_threshold bytes (the largest block kept) are stored raw (the page
-// copied to the slot).
+// copied to the slot).  Returns the descriptor to every lane.
 template <CompressKernel Kernel>
-OZRAM_KERNEL_FN void compress_page(const Warp& warp, CompressScratch<Kernel>& scratch,
-                                   const std::uint8_t* src, std::uint8_t* out,
-                                   PageDescriptor& descriptor, std::uint32_t huge_threshold) {
+OZRAM_KERNEL_FN PageDescriptor compress_page(const Warp& warp, CompressScratch<Kernel>& scratch,
+                                             const std::uint8_t* src, std::uint8_t* out,
+                                             PageDescriptor& descriptor,
+                                             std::uint32_t huge_threshold) {
     detail::load_page(warp, src, scratch.page);
 
     PageDescriptor result{0, 0, PageEncoding::Lz4, PAGE_OK, 0};
@@ -108,6 +109,7 @@ OZRAM_KERNEL_FN void compress_page(const Warp& warp, CompressScratch<Kernel>& sc
         }
     }
     warp.single([&] { descriptor = result; });
+    return result;
 }
 
 }  // namespace ozram::kernels

@@ -39,24 +39,41 @@ __global__ void __launch_bounds__(COPY_THREADS)
     gather_page(Warp{}, at_address(sources[page]), pages + page * PAGE_SIZE);
 }
 
+// With destinations, each warp also copies its page's stored bytes to the
+// page's own buffer (host memory mapped into the device) as soon as they
+// are in its slot: a separate copy-out kernel waits behind the compression
+// kernels of the other batches in flight for the multiprocessors, and holds
+// its batch's completion back with it.
 template <CompressKernel Kernel>
 __global__ void __launch_bounds__(COMPRESS_THREADS)
     compress_pages_kernel(const std::uint8_t* __restrict__ pages, std::uint8_t* __restrict__ slots,
                           PageDescriptor* __restrict__ descriptors, std::uint32_t count,
-                          std::uint32_t huge_threshold) {
+                          std::uint32_t huge_threshold,
+                          const std::uint64_t* __restrict__ destinations, bool raw_kept) {
     extern __shared__ uint4 shared_words[];
     auto* scratch = reinterpret_cast<CompressScratch<Kernel>*>(shared_words);
     const std::uint64_t page = page_of_warp(COMPRESS_WARPS_PER_BLOCK);
     if (page >= count)
         return;
-    compress_page<Kernel>(Warp{}, scratch[threadIdx.x / WARP_SIZE], pages + page * PAGE_SIZE,
-                          slots + page * PAGE_SIZE, descriptors[page], huge_threshold);
+    const Warp warp;
+    std::uint8_t* const slot = slots + page * PAGE_SIZE;
+    const PageDescriptor result =
+        compress_page<Kernel>(warp, scratch[threadIdx.x / WARP_SIZE], pages + page * PAGE_SIZE,
+                              slot, descriptors[page], huge_threshold);
+    if (destinations == nullptr)
+        return;
+    const std::uint32_t bytes = stored_bytes(result, raw_kept);
+    if (bytes == 0)
+        return;
+    warp.sync();  // the lanes' writes to the slot, before any lane reads them
+    copy_block(warp, slot, at_address(destinations[page]), bytes);
 }
 
 template <CompressKernel Kernel>
 cudaError_t launch_compress(const std::uint8_t* pages, std::uint8_t* slots,
                             PageDescriptor* descriptors, std::uint32_t count,
-                            std::uint32_t huge_threshold, cudaStream_t stream) {
+                            std::uint32_t huge_threshold, const std::uint64_t* destinations,
+                            bool raw_kept, cudaStream_t stream) {
     constexpr std::size_t shared_bytes = sizeof(CompressScratch<Kernel>) * COMPRESS_WARPS_PER_BLOCK;
     // Above 48 KiB a kernel must ask for its dynamic shared memory, once per
     // function: not on every launch, so that no launch waits on the driver
@@ -70,7 +87,7 @@ cudaError_t launch_compress(const std::uint8_t* pages, std::uint8_t* slots,
     }
     compress_pages_kernel<Kernel>
         <<<blocks_for(count, COMPRESS_WARPS_PER_BLOCK), COMPRESS_THREADS, shared_bytes, stream>>>(
-            pages, slots, descriptors, count, huge_threshold);
+            pages, slots, descriptors, count, huge_threshold, destinations, raw_kept);
     return cudaGetLastError();
 }
 
@@ -100,20 +117,15 @@ __global__ void __launch_bounds__(SCAN_THREADS)
 __global__ void __launch_bounds__(COPY_THREADS)
     copy_out_kernel(const std::uint8_t* __restrict__ slots,
                     const PageDescriptor* __restrict__ descriptors, std::uint32_t count,
-                    bool raw_kept, const std::uint64_t* __restrict__ destinations,
-                    std::uint64_t packed, const std::uint32_t* __restrict__ offsets) {
+                    bool raw_kept, std::uint64_t packed,
+                    const std::uint32_t* __restrict__ offsets) {
     const std::uint64_t page = page_of_warp(COPY_WARPS_PER_BLOCK);
     if (page >= count)
         return;
     const std::uint32_t bytes = stored_bytes(descriptors[page], raw_kept);
     if (bytes == 0)
         return;
-    // A page's own buffer takes whole vectors; a packed output, exact bytes.
-    if (destinations != nullptr)
-        copy_block(Warp{}, slots + page * PAGE_SIZE, at_address(destinations[page]), bytes);
-    else
-        copy_to_unaligned(Warp{}, slots + page * PAGE_SIZE, at_address(packed + offsets[page]),
-                          bytes);
+    copy_to_unaligned(Warp{}, slots + page * PAGE_SIZE, at_address(packed + offsets[page]), bytes);
 }
 
 __global__ void __launch_bounds__(DECOMPRESS_THREADS)
@@ -143,22 +155,23 @@ cudaError_t launch_gather_pages(const std::uint64_t* sources, std::uint8_t* page
 cudaError_t launch_compress_pages(CompressKernel kernel, const std::uint8_t* pages,
                                   std::uint8_t* slots, PageDescriptor* descriptors,
                                   std::uint32_t count, std::uint32_t huge_threshold,
-                                  cudaStream_t stream) {
+                                  cudaStream_t stream, const std::uint64_t* destinations,
+                                  bool raw_kept) {
     if (count == 0)
         return cudaSuccess;
     switch (kernel) {
         case CompressKernel::Window12:
-            return launch_compress<CompressKernel::Window12>(pages, slots, descriptors, count,
-                                                             huge_threshold, stream);
+            return launch_compress<CompressKernel::Window12>(
+                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
         case CompressKernel::Window11:
-            return launch_compress<CompressKernel::Window11>(pages, slots, descriptors, count,
-                                                             huge_threshold, stream);
+            return launch_compress<CompressKernel::Window11>(
+                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
         case CompressKernel::Window10:
-            return launch_compress<CompressKernel::Window10>(pages, slots, descriptors, count,
-                                                             huge_threshold, stream);
+            return launch_compress<CompressKernel::Window10>(
+                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
         case CompressKernel::Reprobe:
-            return launch_compress<CompressKernel::Reprobe>(pages, slots, descriptors, count,
-                                                            huge_threshold, stream);
+            return launch_compress<CompressKernel::Reprobe>(
+                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
     }
     return cudaErrorInvalidValue;
 }
@@ -172,13 +185,12 @@ cudaError_t launch_pack_offsets(const PageDescriptor* descriptors, std::uint32_t
 }
 
 cudaError_t launch_copy_out(const std::uint8_t* slots, const PageDescriptor* descriptors,
-                            std::uint32_t count, bool raw_kept, const std::uint64_t* destinations,
-                            std::uint64_t packed, const std::uint32_t* offsets,
-                            cudaStream_t stream) {
+                            std::uint32_t count, bool raw_kept, std::uint64_t packed,
+                            const std::uint32_t* offsets, cudaStream_t stream) {
     if (count == 0)
         return cudaSuccess;
     copy_out_kernel<<<blocks_for(count, COPY_WARPS_PER_BLOCK), COPY_THREADS, 0, stream>>>(
-        slots, descriptors, count, raw_kept, destinations, packed, offsets);
+        slots, descriptors, count, raw_kept, packed, offsets);
     return cudaGetLastError();
 }
 

@@ -26,11 +26,14 @@ cudaError_t launch_gather_pages(const std::uint64_t* sources, std::uint8_t* page
 
 // Compresses pages + i * PAGE_SIZE into slots + i * PAGE_SIZE and
 // descriptors[i] with `kernel`; an LZ4 block longer than huge_threshold bytes
-// is stored raw (the page copied to its slot).
+// is stored raw (the page copied to its slot).  With `destinations`, page i's
+// stored bytes (stored_bytes() with raw_kept) also go to destinations[i], a
+// buffer of whole 16-byte vectors (16-byte aligned, rounded up).
 cudaError_t launch_compress_pages(CompressKernel kernel, const std::uint8_t* pages,
                                   std::uint8_t* slots, PageDescriptor* descriptors,
                                   std::uint32_t count, std::uint32_t huge_threshold,
-                                  cudaStream_t stream);
+                                  cudaStream_t stream, const std::uint64_t* destinations = nullptr,
+                                  bool raw_kept = false);
 
 // offsets[i] = the sum of stored_bytes() of the pages before i, and *total
 // the sum of all: where each page lies in a packed output.
@@ -38,13 +41,11 @@ cudaError_t launch_pack_offsets(const PageDescriptor* descriptors, std::uint32_t
                                 bool raw_kept, std::uint32_t* offsets, std::uint32_t* total,
                                 cudaStream_t stream);
 
-// Copies each page's stored bytes from its slot to destinations[i] (16-byte
-// aligned, rounded up to whole 16-byte vectors), or, when destinations is
-// null, to packed + offsets[i] (exactly).  Slots are padded by BUFFER_PAD.
+// Copies each page's stored bytes from its slot to packed + offsets[i]
+// (exactly).  Slots are padded by BUFFER_PAD.
 cudaError_t launch_copy_out(const std::uint8_t* slots, const PageDescriptor* descriptors,
-                            std::uint32_t count, bool raw_kept, const std::uint64_t* destinations,
-                            std::uint64_t packed, const std::uint32_t* offsets,
-                            cudaStream_t stream);
+                            std::uint32_t count, bool raw_kept, std::uint64_t packed,
+                            const std::uint32_t* offsets, cudaStream_t stream);
 
 // Restores page i from the block at blocks + offsets[i] (descriptors[i].size
 // bytes) into the PAGE_SIZE bytes at destinations[i] (16-byte aligned), and

@@ -348,13 +348,6 @@ Ticket BatchPipeline::submit(const CompressJob& job) {
     const auto count = static_cast<std::uint32_t>(n);
     slot.compress = job;
     return start(slot, static_cast<int>(Slot::Job::Compress), count, [&] {
-        bring_pages_in(slot, job.pages);
-        device_.record(slot.uploaded, slot.stream);
-        device_.compress_pages({config_.kernel, slot.pages, slot.slots, slot.descriptors, count,
-                                config_.huge_threshold},
-                               slot.stream);
-        device_.record(slot.computed, slot.stream);
-
         slot.direct_output = !job.outputs.empty() && !regions_.empty();
         for (std::uint32_t i = 0; i < count && slot.direct_output; ++i) {
             const auto address = regions_.device_address(job.outputs[i], PAGE_SIZE, true);
@@ -363,19 +356,26 @@ Ticket BatchPipeline::submit(const CompressJob& job) {
                 slot.host_destinations[i] = *address;
         }
         const bool raw_kept = job.outputs.empty() || job.raw_kept;
+        bring_pages_in(slot, job.pages);
+        // Bytes written in place go out from the compression kernel itself
+        // (kernels/lz4_kernels.hpp): the batch is done when its kernel is.
         if (slot.direct_output) {
             device_.upload(slot.destinations, slot.host_destinations, n * sizeof(std::uint64_t),
                            slot.stream);
-            device_.copy_out(
-                {slot.slots, slot.descriptors, count, raw_kept, slot.destinations, 0, 0},
-                slot.stream);
-        } else {
+        }
+        device_.record(slot.uploaded, slot.stream);
+        device_.compress_pages(
+            {config_.kernel, slot.pages, slot.slots, slot.descriptors, count,
+             config_.huge_threshold, slot.direct_output ? slot.destinations : DeviceAddress{0},
+             raw_kept},
+            slot.stream);
+        device_.record(slot.computed, slot.stream);
+        if (!slot.direct_output) {
             const DeviceAddress packed = device_.mapped_address(packed_buffer(slot));
             device_.pack_offsets({slot.descriptors, count, raw_kept, slot.offsets, slot.total},
                                  slot.stream);
-            device_.copy_out(
-                {slot.slots, slot.descriptors, count, raw_kept, 0, packed, slot.offsets},
-                slot.stream);
+            device_.copy_out({slot.slots, slot.descriptors, count, raw_kept, packed, slot.offsets},
+                             slot.stream);
             device_.download(slot.host_total, slot.total, sizeof(std::uint32_t), slot.stream);
         }
     });

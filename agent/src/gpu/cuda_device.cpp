@@ -197,11 +197,15 @@ void CudaDevice::gather_pages(const GatherLaunch& launch, Stream stream) {
 }
 
 void CudaDevice::compress_pages(const CompressLaunch& launch, Stream stream) {
-    check(kernels::launch_compress_pages(launch.kernel, pointer<const std::uint8_t>(launch.pages),
-                                         pointer<std::uint8_t>(launch.slots),
-                                         pointer<kernels::PageDescriptor>(launch.descriptors),
-                                         launch.count, launch.huge_threshold, cuda(stream)),
-          "compression kernel");
+    check(
+        kernels::launch_compress_pages(
+            launch.kernel, pointer<const std::uint8_t>(launch.pages),
+            pointer<std::uint8_t>(launch.slots),
+            pointer<kernels::PageDescriptor>(launch.descriptors), launch.count,
+            launch.huge_threshold, cuda(stream),
+            launch.destinations != 0 ? pointer<const std::uint64_t>(launch.destinations) : nullptr,
+            launch.raw_kept),
+        "compression kernel");
 }
 
 void CudaDevice::pack_offsets(const PackLaunch& launch, Stream stream) {
@@ -215,8 +219,7 @@ void CudaDevice::pack_offsets(const PackLaunch& launch, Stream stream) {
 void CudaDevice::copy_out(const CopyOutLaunch& launch, Stream stream) {
     check(kernels::launch_copy_out(pointer<const std::uint8_t>(launch.slots),
                                    pointer<const kernels::PageDescriptor>(launch.descriptors),
-                                   launch.count, launch.raw_kept,
-                                   pointer<const std::uint64_t>(launch.destinations), launch.packed,
+                                   launch.count, launch.raw_kept, launch.packed,
                                    pointer<const std::uint32_t>(launch.offsets), cuda(stream)),
           "copy-out kernel");
 }

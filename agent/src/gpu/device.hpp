@@ -61,6 +61,10 @@ struct CompressLaunch {
     DeviceAddress descriptors;  // kernels::PageDescriptor per page
     std::uint32_t count;
     std::uint32_t huge_threshold;
+    // DeviceAddress per page, or 0: where each page's stored bytes go too,
+    // (raw pages only when raw_kept), whole 16-byte vectors.
+    DeviceAddress destinations = 0;
+    bool raw_kept = false;
 };
 
 struct PackLaunch {
@@ -76,9 +80,8 @@ struct CopyOutLaunch {
     DeviceAddress descriptors;
     std::uint32_t count;
     bool raw_kept;
-    DeviceAddress destinations;  // DeviceAddress per page, or 0: packed + offsets[i]
-    DeviceAddress packed;
-    DeviceAddress offsets;
+    DeviceAddress packed;   // page i's bytes go to packed + offsets[i]
+    DeviceAddress offsets;  // std::uint32_t per page
 };
 
 struct DecompressLaunch {

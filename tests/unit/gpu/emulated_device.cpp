@@ -347,9 +347,20 @@ void EmulatedDevice::compress_pages(const CompressLaunch& launch, Stream stream)
         expect_device(launch.descriptors, launch.count * sizeof(kernels::PageDescriptor),
                       "compression kernel");
         auto* descriptors = reinterpret_cast<kernels::PageDescriptor*>(launch.descriptors);
+        const auto* destinations = reinterpret_cast<const std::uint64_t*>(launch.destinations);
+        if (destinations != nullptr)
+            expect_device(launch.destinations, launch.count * sizeof(std::uint64_t),
+                          "compression kernel");
         for (std::uint32_t i = 0; i < launch.count; ++i) {
-            compress_one(launch.kernel, at(launch.pages) + i * PAGE_SIZE,
-                         at(launch.slots) + i * PAGE_SIZE, descriptors[i], launch.huge_threshold);
+            std::uint8_t* const slot = at(launch.slots) + i * PAGE_SIZE;
+            compress_one(launch.kernel, at(launch.pages) + i * PAGE_SIZE, slot, descriptors[i],
+                         launch.huge_threshold);
+            const std::uint32_t bytes = kernels::stored_bytes(descriptors[i], launch.raw_kept);
+            if (destinations == nullptr || bytes == 0)
+                continue;
+            expect_reachable(destinations[i], kernels::vector_bytes(bytes), true,
+                             "compression kernel");
+            kernels::copy_block(kernels::Warp{}, slot, at(destinations[i]), bytes);
         }
         if (garble_) {
             garble_ = false;
@@ -383,22 +394,15 @@ void EmulatedDevice::copy_out(const CopyOutLaunch& launch, Stream stream) {
                       "copy-out kernel");
         const auto* descriptors =
             reinterpret_cast<const kernels::PageDescriptor*>(launch.descriptors);
-        const auto* destinations = reinterpret_cast<const std::uint64_t*>(launch.destinations);
         const auto* offsets = reinterpret_cast<const std::uint32_t*>(launch.offsets);
         for (std::uint32_t i = 0; i < launch.count; ++i) {
             const std::uint32_t bytes = kernels::stored_bytes(descriptors[i], launch.raw_kept);
             if (bytes == 0)
                 continue;
             const std::uint8_t* const slot = at(launch.slots) + i * PAGE_SIZE;
-            if (destinations != nullptr) {
-                expect_reachable(destinations[i], kernels::vector_bytes(bytes), true,
-                                 "copy-out kernel");
-                kernels::copy_block(kernels::Warp{}, slot, at(destinations[i]), bytes);
-            } else {
-                const std::uint64_t to = launch.packed + offsets[i];
-                expect_reachable(to, bytes, true, "copy-out kernel");
-                kernels::copy_to_unaligned(kernels::Warp{}, slot, at(to), bytes);
-            }
+            const std::uint64_t to = launch.packed + offsets[i];
+            expect_reachable(to, bytes, true, "copy-out kernel");
+            kernels::copy_to_unaligned(kernels::Warp{}, slot, at(to), bytes);
         }
     });
 }

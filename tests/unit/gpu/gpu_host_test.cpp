@@ -67,6 +67,10 @@ TEST(GpuHostHalf, TheAgentsPathCopiesNothingOnTheHost) {
     EXPECT_EQ(device->ran(Operation::Gather), 0u);
     EXPECT_EQ(device->bytes_read_from_host(), 0u);
     EXPECT_GE(device->bytes_uploaded(), pages.size() * PAGE_SIZE);
+    // The compression kernel wrote each page's bytes to its buffer itself:
+    // no copy-out kernel ran after it.
+    EXPECT_EQ(device->ran(Operation::CopyOut), 0u);
+    EXPECT_EQ(device->ran(Operation::Compress), (pages.size() + 127) / 128);
 }
 
 // Pages scattered over registered memory (a ring's slots in the order its
