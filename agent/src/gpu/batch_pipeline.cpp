@@ -44,10 +44,10 @@ bool has_bytes(const CompressedPage& page) {
     return page.encoding == PageEncoding::Lz4 || page.encoding == PageEncoding::Raw;
 }
 
-// Runs of pages that lie back to back in host memory move by DMA, one copy a
-// run: the copy engine runs at the bus's speed and leaves the SMs to the
-// kernels.  A batch scattered over more runs than this has its pages moved
-// by a kernel instead, a warp a page.
+// Runs of pages to compress that lie back to back in host memory come up by
+// DMA, one copy a run: the copy engine runs at the bus's speed and leaves
+// the SMs to the kernels.  A batch scattered over more runs than this is
+// read by the gather kernel instead, a warp a page.
 constexpr std::size_t MAX_DMA_RUNS = 32;
 
 // The runs of consecutive pages of a batch, each (first index, page count),
@@ -441,10 +441,10 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
         device_.upload(slot.descriptors, slot.host_descriptors, n * sizeof(PageDescriptor),
                        slot.stream);
 
-        // The pages: into registered destinations without a host copy (by
-        // DMA from device memory when they lie in few runs, else written by
-        // the kernel where they belong), else into device memory and down
-        // through a pinned buffer.
+        // The pages: written by the kernel straight into registered
+        // destinations (so the batch is done when its kernel is: downloads
+        // of several batches in flight queue on the copy engine), else into
+        // device memory and down through a pinned buffer.
         slot.direct_output = !regions_.empty();
         for (std::size_t i = 0; i < n && slot.direct_output; ++i) {
             const auto address = regions_.device_address(job.pages[i], PAGE_SIZE, true);
@@ -452,9 +452,7 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
             if (address)
                 slot.host_destinations[i] = *address;
         }
-        const bool in_runs =
-            slot.direct_output && page_runs(std::span<std::uint8_t* const>(job.pages), slot.runs);
-        if (!slot.direct_output || in_runs) {
+        if (!slot.direct_output) {
             for (std::size_t i = 0; i < n; ++i)
                 slot.host_destinations[i] = slot.slots + i * PAGE_SIZE;
         }
@@ -464,12 +462,7 @@ Ticket BatchPipeline::submit(const DecompressJob& job) {
         device_.decompress_pages(
             {slot.pages, slot.offsets, slot.descriptors, slot.destinations, count}, slot.stream);
         device_.record(slot.computed, slot.stream);
-        if (in_runs) {
-            for (const auto& [first, count] : slot.runs) {
-                device_.download(job.pages[first], slot.slots + first * PAGE_SIZE,
-                                 count * PAGE_SIZE, slot.stream);
-            }
-        } else if (!slot.direct_output) {
+        if (!slot.direct_output) {
             device_.download(const_cast<std::uint8_t*>(staging_pages(slot)), slot.slots,
                              n * PAGE_SIZE, slot.stream);
         }

@@ -167,6 +167,29 @@ TEST(GpuHostHalf, DecompressionUploadsOnlyCompressedBytes) {
     }
 }
 
+// Registered destinations get their pages from the decompression kernel
+// itself: nothing comes down by DMA but the descriptors, so a batch is done
+// when its kernel is.
+TEST(GpuHostHalf, RegisteredDestinationsAreWrittenByTheDecompressionKernel) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 64});
+    const auto pages = mixed_pages(256);
+    BatchResult batch;
+    gpu->compress(pointers_to(pages), batch);
+    ASSERT_TRUE(gpu->register_host_region({batch.payload.data(), batch.payload.size()}));
+    Area restored(pages.size());
+    ASSERT_TRUE(gpu->register_output_region(restored.span()));
+    const std::uint64_t downloaded_before = device->bytes_downloaded();
+    const std::uint64_t written_before = device->bytes_written_to_host();
+    const std::uint64_t copied_before = gpu->host_work().bytes_copied;
+    gpu->decompress(batch, restored.outputs());
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
+    EXPECT_EQ(device->bytes_downloaded() - downloaded_before,
+              pages.size() * sizeof(kernels::PageDescriptor));
+    EXPECT_EQ(device->bytes_written_to_host() - written_before, pages.size() * PAGE_SIZE);
+    EXPECT_EQ(gpu->host_work().bytes_copied, copied_before);
+}
+
 // Batches in flight: up to the bound, completed in any order, each page
 // right, and the device's events asked about before any result is read.
 TEST(GpuHostHalf, BatchesInFlightCompleteInAnyOrder) {
