@@ -56,6 +56,19 @@ inline std::vector<const std::uint8_t*> pointers_to(const std::vector<Page>& pag
     return all;
 }
 
+// Submits the pages `batch` at a time, batch b into results[b] and its own
+// outputs, all in flight at once; returns their tickets.
+inline std::vector<PageCompressor::Ticket> submit_in_batches(
+    GpuBatchCompressor& gpu, std::span<const std::uint8_t* const> inputs,
+    std::span<std::uint8_t* const> outputs, std::vector<BatchResult>& results, std::size_t batch) {
+    std::vector<PageCompressor::Ticket> tickets;
+    for (std::size_t b = 0; b < results.size(); ++b) {
+        tickets.push_back(gpu.submit(inputs.subspan(b * batch, batch),
+                                     outputs.subspan(b * batch, batch), results[b]));
+    }
+    return tickets;
+}
+
 // Whether `stored`, with its bytes at `bytes`, stores `original`.
 inline bool stores(const CompressedPage& stored, const std::uint8_t* bytes, const Page& original) {
     switch (stored.encoding) {

@@ -201,11 +201,7 @@ TEST(GpuHostHalf, BatchesInFlightCompleteInAnyOrder) {
     const auto outputs = output.outputs();
     const auto inputs = pointers_to(pages);
     std::vector<BatchResult> results(3);
-    std::vector<PageCompressor::Ticket> tickets;
-    for (std::size_t b = 0; b < 3; ++b) {
-        tickets.push_back(gpu->submit(std::span(inputs).subspan(b * 32, 32),
-                                      std::span(outputs).subspan(b * 32, 32), results[b]));
-    }
+    const auto tickets = submit_in_batches(*gpu, inputs, outputs, results, 32);
     BatchResult extra;
     EXPECT_THROW((void)gpu->submit(std::span(inputs).first(1), std::span(outputs).first(1), extra),
                  Error)

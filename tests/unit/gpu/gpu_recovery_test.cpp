@@ -65,12 +65,8 @@ TEST(GpuRecovery, OneFailedBatchInFlightIsRedoneAlone) {
     const auto outputs = output.outputs();
     const auto inputs = pointers_to(pages);
     std::vector<BatchResult> results(3);
-    std::vector<PageCompressor::Ticket> tickets;
     device->fail(Operation::Compress, 2, LAUNCH_FAILED, false);
-    for (std::size_t b = 0; b < 3; ++b) {
-        tickets.push_back(gpu->submit(std::span(inputs).subspan(b * 32, 32),
-                                      std::span(outputs).subspan(b * 32, 32), results[b]));
-    }
+    const auto tickets = submit_in_batches(*gpu, inputs, outputs, results, 32);
     for (std::size_t b = 0; b < 3; ++b) {
         gpu->complete(tickets[b]);
         EXPECT_EQ(
