@@ -59,6 +59,30 @@ TEST(Ozramd, ServesAShmRingAndEveryPageVerifies) {
     EXPECT_NE(agent.log().find("the producer is stopping"), std::string::npos) << agent.log();
 }
 
+// Several producer threads, each staging and checking on its own under the
+// ring's lock, as the kernel's writers do: every page once, each verified.
+TEST(Ozramd, SeveralProducerThreadsFeedTheRingAndEveryPageVerifies) {
+    Scratch scratch;
+    const std::string name = unique_name("threads");
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 256;
+    auto ring = ShmRingOwner::create(name, geometry);
+    Ozramd agent(scratch, agent_args(scratch, name));
+    const auto pages = ozram::ring::test::mixed_pages(100);
+    ozram::ringload::LoadPlan plan;
+    plan.pages = 20000;
+    plan.threads = 4;
+    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    EXPECT_EQ(report.pages, 20000u);
+    EXPECT_EQ(report.mismatches, 0u);
+    EXPECT_EQ(report.rejected, 0u);
+    EXPECT_EQ(report.stale, 0u);
+    EXPECT_EQ(report.fallback, 0u);
+    EXPECT_FALSE(report.timed_out);
+    EXPECT_GT(report.cpu_seconds, 0.0);
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
+}
+
 // The kernel hands pages to the agent from the moment it opens the ring, and
 // takes them back after ring_timeout_ms: the cost model (a calibration when
 // there is no cache) and the compressors come first.
