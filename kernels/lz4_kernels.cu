@@ -41,9 +41,9 @@ __global__ void __launch_bounds__(COPY_THREADS)
 
 // With destinations, each warp also copies its page's stored bytes to the
 // page's own buffer (host memory mapped into the device) as soon as they
-// are in its slot: a separate copy-out kernel waits behind the compression
-// kernels of the other batches in flight for the multiprocessors, and holds
-// its batch's completion back with it.
+// are in its slot.  A separate copy-out kernel would wait for the
+// multiprocessors behind the compression kernels of the other batches in
+// flight, and hold its batch's completion back.
 template <CompressKernel Kernel>
 __global__ void __launch_bounds__(COMPRESS_THREADS)
     compress_pages_kernel(const std::uint8_t* __restrict__ pages, std::uint8_t* __restrict__ slots,

@@ -61,8 +61,8 @@ struct CompressLaunch {
     DeviceAddress descriptors;  // kernels::PageDescriptor per page
     std::uint32_t count;
     std::uint32_t huge_threshold;
-    // DeviceAddress per page, or 0: where each page's stored bytes go too,
-    // (raw pages only when raw_kept), whole 16-byte vectors.
+    // DeviceAddress per page, or 0: where each page's stored bytes also go
+    // (raw pages only when raw_kept), as whole 16-byte vectors.
     DeviceAddress destinations = 0;
     bool raw_kept = false;
 };
