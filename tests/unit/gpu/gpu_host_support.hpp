@@ -69,6 +69,26 @@ inline std::vector<PageCompressor::Ticket> submit_in_batches(
     return tickets;
 }
 
+// 96 pages in three batches of 32, each batch with its own outputs in one
+// area: what the tests of batches in flight submit.
+struct ThreeBatches {
+    static constexpr std::size_t BATCHES = 3;
+    static constexpr std::size_t PAGES = 32;  // a batch
+
+    std::vector<Page> pages = mixed_pages(BATCHES * PAGES);
+    Area output{BATCHES * PAGES};
+    std::vector<std::uint8_t*> outputs = output.outputs();
+    std::vector<const std::uint8_t*> inputs = pointers_to(pages);
+    std::vector<BatchResult> results = std::vector<BatchResult>(BATCHES);
+
+    std::vector<PageCompressor::Ticket> submit(GpuBatchCompressor& gpu) {
+        return submit_in_batches(gpu, inputs, outputs, results, PAGES);
+    }
+    [[nodiscard]] std::span<std::uint8_t* const> outputs_of(std::size_t batch) const {
+        return std::span(outputs).subspan(batch * PAGES, PAGES);
+    }
+};
+
 // Whether `stored`, with its bytes at `bytes`, stores `original`.
 inline bool stores(const CompressedPage& stored, const std::uint8_t* bytes, const Page& original) {
     switch (stored.encoding) {

@@ -196,23 +196,21 @@ TEST(GpuHostHalf, BatchesInFlightCompleteInAnyOrder) {
     auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
     EXPECT_EQ(gpu->max_in_flight(), 3u);
     EXPECT_EQ(gpu->max_batch_pages(), 32u);
-    const auto pages = mixed_pages(96);
-    Area output(pages.size());
-    const auto outputs = output.outputs();
-    const auto inputs = pointers_to(pages);
-    std::vector<BatchResult> results(3);
-    const auto tickets = submit_in_batches(*gpu, inputs, outputs, results, 32);
+    ThreeBatches three;
+    const auto tickets = three.submit(*gpu);
     BatchResult extra;
-    EXPECT_THROW((void)gpu->submit(std::span(inputs).first(1), std::span(outputs).first(1), extra),
+    EXPECT_THROW((void)gpu->submit(std::span(three.inputs).first(1),
+                                   std::span(three.outputs).first(1), extra),
                  Error)
         << "a fourth batch while three are in flight";
     EXPECT_FALSE(gpu->poll(tickets[1])) << "the emulated device is busy the first time it is asked";
     for (const std::size_t b : {2u, 0u, 1u}) {
         gpu->complete(tickets[b]);
-        EXPECT_EQ(
-            wrong_in_outputs(results[b], std::span(outputs).subspan(b * 32, 32), pages, b * 32), 0u)
+        EXPECT_EQ(wrong_in_outputs(three.results[b], three.outputs_of(b), three.pages,
+                                   b * ThreeBatches::PAGES),
+                  0u)
             << "batch " << b;
-        EXPECT_EQ(results[b].backend, Backend::Gpu);
+        EXPECT_EQ(three.results[b].backend, Backend::Gpu);
     }
     EXPECT_THROW(gpu->complete(tickets[0]), Error) << "a ticket completes once";
 }

@@ -60,19 +60,16 @@ TEST(GpuRecovery, AFailedCopyIsRedoneOnTheCpu) {
 // the CPU; the others are the GPU's, and every page is right.
 TEST(GpuRecovery, OneFailedBatchInFlightIsRedoneAlone) {
     auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
-    const auto pages = mixed_pages(96);
-    Area output(pages.size());
-    const auto outputs = output.outputs();
-    const auto inputs = pointers_to(pages);
-    std::vector<BatchResult> results(3);
+    ThreeBatches three;
     device->fail(Operation::Compress, 2, LAUNCH_FAILED, false);
-    const auto tickets = submit_in_batches(*gpu, inputs, outputs, results, 32);
-    for (std::size_t b = 0; b < 3; ++b) {
+    const auto tickets = three.submit(*gpu);
+    for (std::size_t b = 0; b < ThreeBatches::BATCHES; ++b) {
         gpu->complete(tickets[b]);
-        EXPECT_EQ(
-            wrong_in_outputs(results[b], std::span(outputs).subspan(b * 32, 32), pages, b * 32), 0u)
+        EXPECT_EQ(wrong_in_outputs(three.results[b], three.outputs_of(b), three.pages,
+                                   b * ThreeBatches::PAGES),
+                  0u)
             << "batch " << b;
-        EXPECT_EQ(results[b].backend, b == 1 ? Backend::Cpu : Backend::Gpu) << "batch " << b;
+        EXPECT_EQ(three.results[b].backend, b == 1 ? Backend::Cpu : Backend::Gpu) << "batch " << b;
     }
     EXPECT_EQ(gpu->fallback_batches(), 1u);
     EXPECT_EQ(gpu->stream_recoveries(), 1u);

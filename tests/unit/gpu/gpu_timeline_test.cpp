@@ -26,12 +26,8 @@ TEST(GpuTimeline, NothingIsKeptUnlessAsked) {
 TEST(GpuTimeline, EachChunkIsNotedWithItsStreamAndItsStagesInOrder) {
     auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
     gpu->keep_timeline(true);
-    const auto pages = mixed_pages(96);
-    Area output(pages.size());
-    const auto outputs = output.outputs();
-    const auto inputs = pointers_to(pages);
-    std::vector<BatchResult> results(3);
-    const auto tickets = submit_in_batches(*gpu, inputs, outputs, results, 32);
+    ThreeBatches three;
+    const auto tickets = three.submit(*gpu);
     for (const std::size_t b : {2u, 0u, 1u})
         gpu->complete(tickets[b]);
 
@@ -50,9 +46,9 @@ TEST(GpuTimeline, EachChunkIsNotedWithItsStreamAndItsStagesInOrder) {
 
     // A decompression of 96 pages in chunks of 32: three notes, so marked.
     BatchResult whole;
-    gpu->compress(inputs, whole);
+    gpu->compress(three.inputs, whole);
     (void)gpu->take_timeline();
-    std::vector<Page> restored(pages.size());
+    std::vector<Page> restored(three.pages.size());
     std::vector<std::uint8_t*> destinations;
     for (Page& page : restored)
         destinations.push_back(page.data());
@@ -66,10 +62,10 @@ TEST(GpuTimeline, EachChunkIsNotedWithItsStreamAndItsStagesInOrder) {
         restored_pages += entry.pages;
     }
     EXPECT_EQ(restored_pages, 96u);
-    EXPECT_EQ(restored, pages);
+    EXPECT_EQ(restored, three.pages);
 
     gpu->keep_timeline(false);
-    gpu->compress(inputs, whole);
+    gpu->compress(three.inputs, whole);
     EXPECT_TRUE(gpu->take_timeline().empty()) << "no notes once stopped";
 }
 
