@@ -31,13 +31,33 @@ struct Held {
     std::uint64_t cookie;
 };
 
-// What one thread found, summed at the end; on its own cache lines.
+// What one thread found and where its time went, summed at the end; on its
+// own cache lines.
 struct alignas(64) Tally {
     std::uint64_t pages = 0;
     std::uint64_t bytes_out = 0;
     std::uint64_t mismatches = 0;
     std::uint64_t rejected = 0;
     std::uint64_t fallback = 0;
+    struct {
+        Clock::duration checking{}, staging{}, locked{}, lock_wait{}, waking{}, idle{};
+    } time;
+    std::uint64_t lock_takes = 0;
+    std::uint64_t lock_waits = 0;
+};
+
+// A thread's clock: each lap adds the time since the last one to a step, so
+// that the steps add up to the thread's whole run.
+class Laps {
+  public:
+    void lap(Clock::duration& step) {
+        const Clock::time_point now = Clock::now();
+        step += now - last_;
+        last_ = now;
+    }
+
+  private:
+    Clock::time_point last_ = Clock::now();
 };
 
 double process_cpu_seconds() {
@@ -75,6 +95,7 @@ class Pipeline {
     [[nodiscard]] bool over() const { return finished_ >= plan_.pages || timed_out_; }
     void note_start();
     void check(const Held& held, Tally& tally, CompletionCheck& check) const;
+    [[nodiscard]] std::unique_lock<std::mutex> take_lock(Tally& tally, Laps& laps);
     void idle();
 
     ring::ShmRingOwner& ring_;
@@ -120,6 +141,19 @@ void Pipeline::check(const Held& held, Tally& tally, CompletionCheck& checker) c
     }
 }
 
+// The ring's lock, counting the takes that find it held and the time spent
+// waiting for it.
+std::unique_lock<std::mutex> Pipeline::take_lock(Tally& tally, Laps& laps) {
+    std::unique_lock<std::mutex> guard(lock_, std::try_to_lock);
+    ++tally.lock_takes;
+    if (!guard.owns_lock()) {
+        ++tally.lock_waits;
+        guard.lock();
+    }
+    laps.lap(tally.time.lock_wait);
+    return guard;
+}
+
 void Pipeline::idle() {
     std::unique_lock<std::mutex> sleeper(sleeper_, std::try_to_lock);
     if (sleeper.owns_lock()) {
@@ -136,11 +170,12 @@ void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
     std::vector<std::pair<ring::RingProducer::Taken, const Page*>> taken;
     held.reserve(GRAIN);
     taken.reserve(GRAIN);
+    Laps laps;
     for (;;) {
         held.clear();
         taken.clear();
         {
-            const std::lock_guard<std::mutex> guard(lock_);
+            const auto guard = take_lock(tally, laps);
             if (over()) {
                 return;
             }
@@ -163,19 +198,23 @@ void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
                     return;
                 }
             }
+            laps.lap(tally.time.locked);
         }
         if (held.empty() && taken.empty()) {
             idle();
+            laps.lap(tally.time.idle);
             continue;
         }
         for (const Held& completion : held) {
             check(completion, tally, checker);
         }
+        laps.lap(tally.time.checking);
         for (const auto& [slot, page] : taken) {
             std::memcpy(ring_.view().staging_slot(slot.slot), page->data(), PAGE_SIZE);
         }
+        laps.lap(tally.time.staging);
         {
-            const std::lock_guard<std::mutex> guard(lock_);
+            const auto guard = take_lock(tally, laps);
             for (const Held& completion : held) {
                 producer_.release(completion.cqe.slot);
             }
@@ -189,11 +228,17 @@ void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
             if (!taken.empty()) {
                 producer_.publish();
             }
+            laps.lap(tally.time.locked);
         }
         if (!taken.empty()) {
             ring_.notify_work();
+            laps.lap(tally.time.waking);
         }
     }
+}
+
+double seconds(Clock::duration duration) {
+    return std::chrono::duration<double>(duration).count();
 }
 
 }  // namespace
@@ -209,7 +254,10 @@ double LoadReport::pages_per_sec() const {
     return seconds > 0 ? static_cast<double>(pages) / seconds : 0;
 }
 double LoadReport::cpu_us_per_page() const {
-    return pages > 0 ? cpu_seconds / static_cast<double>(pages) * 1e6 : 0;
+    return us_per_page(cpu_seconds);
+}
+double LoadReport::us_per_page(double seconds) const {
+    return pages > 0 ? seconds / static_cast<double>(pages) * 1e6 : 0;
 }
 
 LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, const LoadPlan& plan) {
@@ -248,6 +296,14 @@ LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, cons
         report.mismatches += tally.mismatches;
         report.rejected += tally.rejected;
         report.fallback += tally.fallback;
+        report.time.checking += seconds(tally.time.checking);
+        report.time.staging += seconds(tally.time.staging);
+        report.time.locked += seconds(tally.time.locked);
+        report.time.lock_wait += seconds(tally.time.lock_wait);
+        report.time.waking += seconds(tally.time.waking);
+        report.time.idle += seconds(tally.time.idle);
+        report.time.lock_takes += tally.lock_takes;
+        report.time.lock_waits += tally.lock_waits;
     }
     report.stale = pipeline.producer().stale();
     report.rejected += pipeline.producer().unknown_slot();

@@ -12,6 +12,20 @@
 
 namespace ozram::ringload {
 
+// Where the producer's threads spent their time, summed over the threads:
+// wall-clock seconds in each step of their loop, which together make up
+// each thread's whole run.  What the producer's CPU a page consists of.
+struct ProducerTime {
+    double checking = 0;   // copying completions out of their slots and walking them
+    double staging = 0;    // copying pages into staging slots
+    double locked = 0;     // inside the ring's lock: the slot rules and both queues
+    double lock_wait = 0;  // waiting for the ring's lock
+    double waking = 0;     // waking the agent after a submission
+    double idle = 0;       // waiting for completions, with nothing to do
+    std::uint64_t lock_takes = 0;
+    std::uint64_t lock_waits = 0;  // takes that found the lock held
+};
+
 struct LoadReport {
     std::uint64_t pages = 0;       // completed by the agent and verified
     std::uint64_t bytes_in = 0;    // of those pages
@@ -23,11 +37,13 @@ struct LoadReport {
     bool timed_out = false;        // the agent stopped answering
     double seconds = 0;            // the agent's first page taken to the last completion
     double cpu_seconds = 0;        // the producer's CPU time over those seconds, every thread
+    ProducerTime time;             // the threads' whole runs, step by step
 
     [[nodiscard]] double ratio() const;
     [[nodiscard]] double gbps() const;
     [[nodiscard]] double pages_per_sec() const;
-    [[nodiscard]] double cpu_us_per_page() const;  // the producer's CPU a verified page
+    [[nodiscard]] double cpu_us_per_page() const;            // the producer's CPU a verified page
+    [[nodiscard]] double us_per_page(double seconds) const;  // seconds of the run, a page
     [[nodiscard]] bool clean() const { return mismatches == 0 && rejected == 0 && !timed_out; }
 };
 

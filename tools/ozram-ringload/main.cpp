@@ -22,6 +22,7 @@ namespace {
 
 using ozram::ringload::LoadPlan;
 using ozram::ringload::LoadReport;
+using ozram::ringload::ProducerTime;
 
 constexpr const char* PROGRAM = "ozram-ringload";
 
@@ -64,15 +65,24 @@ struct Options {
 };
 
 void print_report(const LoadReport& report, bool json) {
+    const ProducerTime& time = report.time;
     if (json) {
         std::printf("{\"pages\":%" PRIu64 ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
                     ",\"ratio\":%.4f,\"gbps\":%.4f,\"pages_per_sec\":%.1f,\"mismatches\":%" PRIu64
                     ",\"rejected\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"fallback\":%" PRIu64
-                    ",\"cpu_us_per_page\":%.3f,\"timed_out\":%s}\n",
+                    ",\"cpu_us_per_page\":%.3f",
                     report.pages, report.bytes_in, report.bytes_out,
                     report.bytes_out == 0 ? 0.0 : report.ratio(), report.gbps(),
                     report.pages_per_sec(), report.mismatches, report.rejected, report.stale,
-                    report.fallback, report.cpu_us_per_page(), report.timed_out ? "true" : "false");
+                    report.fallback, report.cpu_us_per_page());
+        std::printf(
+            ",\"time_us_per_page\":{\"checking\":%.3f,\"staging\":%.3f,\"locked\":%.3f"
+            ",\"lock_wait\":%.3f,\"waking\":%.3f,\"idle\":%.3f}"
+            ",\"lock_takes\":%" PRIu64 ",\"lock_waits\":%" PRIu64 ",\"timed_out\":%s}\n",
+            report.us_per_page(time.checking), report.us_per_page(time.staging),
+            report.us_per_page(time.locked), report.us_per_page(time.lock_wait),
+            report.us_per_page(time.waking), report.us_per_page(time.idle), time.lock_takes,
+            time.lock_waits, report.timed_out ? "true" : "false");
         return;
     }
     std::printf("pages          %" PRIu64 " verified\n", report.pages);
@@ -80,6 +90,14 @@ void print_report(const LoadReport& report, bool json) {
                 report.bytes_out, report.bytes_out == 0 ? 0.0 : report.ratio());
     std::printf("throughput     %.3f GB/s, %.0f pages/s\n", report.gbps(), report.pages_per_sec());
     std::printf("producer CPU   %.3f us a page, every thread\n", report.cpu_us_per_page());
+    std::printf(
+        "producer time  us a page, every thread: checking %.3f, staging %.3f, under the "
+        "lock %.3f, waiting for it %.3f, waking the agent %.3f, idle %.3f\n",
+        report.us_per_page(time.checking), report.us_per_page(time.staging),
+        report.us_per_page(time.locked), report.us_per_page(time.lock_wait),
+        report.us_per_page(time.waking), report.us_per_page(time.idle));
+    std::printf("ring lock      %" PRIu64 " takes, %" PRIu64 " of them waited\n", time.lock_takes,
+                time.lock_waits);
     std::printf("mismatches     %" PRIu64 "\n", report.mismatches);
     std::printf("rejected       %" PRIu64 "\n", report.rejected);
     std::printf("stale          %" PRIu64 "\n", report.stale);

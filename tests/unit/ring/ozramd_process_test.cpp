@@ -72,7 +72,10 @@ TEST(Ozramd, SeveralProducerThreadsFeedTheRingAndEveryPageVerifies) {
     ozram::ringload::LoadPlan plan;
     plan.pages = 20000;
     plan.threads = 4;
+    const auto started = std::chrono::steady_clock::now();
     const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     EXPECT_EQ(report.pages, 20000u);
     EXPECT_EQ(report.mismatches, 0u);
     EXPECT_EQ(report.rejected, 0u);
@@ -80,6 +83,21 @@ TEST(Ozramd, SeveralProducerThreadsFeedTheRingAndEveryPageVerifies) {
     EXPECT_EQ(report.fallback, 0u);
     EXPECT_FALSE(report.timed_out);
     EXPECT_GT(report.cpu_seconds, 0.0);
+
+    // Where the threads' time went: pages staged and checked, the lock
+    // taken twice for every 64 pages at least, and the steps making up the
+    // threads' runs, no more.
+    const auto& time = report.time;
+    EXPECT_GT(time.checking, 0.0);
+    EXPECT_GT(time.staging, 0.0);
+    EXPECT_GT(time.locked, 0.0);
+    EXPECT_GE(time.lock_takes, 2u * 20000u / 64u);
+    EXPECT_LE(time.lock_waits, time.lock_takes);
+    const double steps =
+        time.checking + time.staging + time.locked + time.lock_wait + time.waking + time.idle;
+    EXPECT_LE(steps, plan.threads * wall);
+    EXPECT_GE(steps, plan.threads * report.seconds / 2)
+        << "four threads, busy or idle from the agent's first page to the last";
     EXPECT_EQ(agent.wait(), 0) << agent.log();
 }
 
