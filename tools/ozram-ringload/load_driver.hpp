@@ -14,7 +14,8 @@ namespace ozram::ringload {
 
 // Where the producer's threads spent their time, summed over the threads:
 // wall-clock seconds in each step of their loop, which together make up
-// each thread's whole run.  What the producer's CPU a page consists of.
+// each thread's whole run.  Beside the producer's CPU time, it tells which
+// step that time goes to, and how long threads wait on what they share.
 struct ProducerTime {
     double checking = 0;   // copying completions out of their slots and walking them
     double staging = 0;    // copying pages into staging slots
