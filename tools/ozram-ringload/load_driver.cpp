@@ -256,8 +256,8 @@ double LoadReport::pages_per_sec() const {
 double LoadReport::cpu_us_per_page() const {
     return us_per_page(cpu_seconds);
 }
-double LoadReport::us_per_page(double seconds) const {
-    return pages > 0 ? seconds / static_cast<double>(pages) * 1e6 : 0;
+double LoadReport::us_per_page(double total) const {
+    return pages > 0 ? total / static_cast<double>(pages) * 1e6 : 0;
 }
 
 LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, const LoadPlan& plan) {

@@ -43,8 +43,8 @@ struct LoadReport {
     [[nodiscard]] double ratio() const;
     [[nodiscard]] double gbps() const;
     [[nodiscard]] double pages_per_sec() const;
-    [[nodiscard]] double cpu_us_per_page() const;            // the producer's CPU a verified page
-    [[nodiscard]] double us_per_page(double seconds) const;  // seconds of the run, a page
+    [[nodiscard]] double cpu_us_per_page() const;          // the producer's CPU a verified page
+    [[nodiscard]] double us_per_page(double total) const;  // `total` seconds, a verified page
     [[nodiscard]] bool clean() const { return mismatches == 0 && rejected == 0 && !timed_out; }
 };
 
