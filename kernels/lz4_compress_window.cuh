@@ -15,9 +15,10 @@
 // are skipped, as liblz4 skips them.
 //
 // Sequences are not written as they are found: lane k keeps the k-th of up to
-// 32, with its output position (the block's size is known as each is
-// found), and every 32 sequences the lanes write their headers at once and
-// the warp copies the literals, 32 bytes a step.
+// 32, and every 32 sequences the lanes size theirs, place them with a prefix
+// sum, write their headers at once, and the warp copies the long literal
+// runs, 32 bytes a step.  Finding a sequence is then a few instructions of
+// uniform code; its sizing runs on its own lane, 32 at a time.
 //
 // The output is a valid LZ4 block, not liblz4's block: every position is a
 // match candidate for later ones (liblz4 inserts only those it probes) and
@@ -33,7 +34,7 @@
 namespace ozram::kernels::window {
 
 // The block being written, bounded by `limit` bytes; size counts the
-// sequences found, written or not.
+// sequences written.
 struct BlockWriter {
     std::uint8_t* out;
     std::uint32_t size;
@@ -45,7 +46,6 @@ struct PendingSequences {
     Lanes<std::uint32_t> literal_start;  // page position of the literals
     Lanes<std::uint32_t> literals;       // how many
     Lanes<std::uint32_t> match;          // offset << 16 | match length (0: last sequence)
-    Lanes<std::uint32_t> at;             // block position of the token
     std::uint32_t count = 0;
 };
 
@@ -54,58 +54,67 @@ struct PendingSequences {
 // lane's own loop beats three broadcasts and a warp-wide copy for each.
 inline constexpr std::uint32_t SHORT_LITERALS = 16;
 
-// Writes the pending sequences: each lane its sequence's header and short
-// literals, then the warp the long literal runs one after the other.
-OZRAM_KERNEL_FN void flush(const Warp& warp, PendingSequences& pending, const std::uint8_t* page,
-                           std::uint8_t* out) {
+// Writes the pending sequences after the block's bytes: each lane sizes its
+// sequence, a prefix sum places them, each lane writes its header and short
+// literals, then the warp the long literal runs one after the other.  False,
+// writing nothing, when they would take the block past its limit.
+OZRAM_KERNEL_FN bool flush(const Warp& warp, PendingSequences& pending, const std::uint8_t* page,
+                           BlockWriter& block) {
     const std::uint32_t count = pending.count;
+    Lanes<std::uint32_t> size;  // each lane's sequence's bytes
+    warp.each([&](Lane l) {
+        size[l] =
+            l.id < count ? lz4::sequence_bytes(pending.literals[l], pending.match[l] & 0xffffu) : 0;
+    });
+    // Where each lane's sequence ends, counted from where the first starts.
+    const Lanes<std::uint32_t> end = warp.inclusive_sum(size);
+    const std::uint32_t bytes = warp.broadcast(end, WARP_SIZE - 1);
+    pending.count = 0;
+    if (block.size + bytes > block.limit)
+        return false;
+    Lanes<std::uint32_t> at;  // block position of each lane's token
     const LaneMask long_runs = warp.ballot([&](Lane l) {
         if (l.id >= count)
             return false;
         const std::uint32_t literals = pending.literals[l];
-        std::uint8_t* const at = out + pending.at[l];
-        lz4::put_sequence_header(at, literals, pending.match[l] >> 16, pending.match[l] & 0xffffu);
+        at[l] = block.size + end[l] - size[l];
+        std::uint8_t* const to = block.out + at[l];
+        lz4::put_sequence_header(to, literals, pending.match[l] >> 16, pending.match[l] & 0xffffu);
         if (literals > SHORT_LITERALS)
             return true;
         const std::uint8_t* const from = page + pending.literal_start[l];
-        std::uint8_t* const to = at + lz4::literals_at(literals);
+        std::uint8_t* const literals_to = to + lz4::literals_at(literals);
         for (std::uint32_t i = 0; i < literals; ++i)
-            to[i] = from[i];
+            literals_to[i] = from[i];
         return false;
     });
     for (LaneMask rest = long_runs; rest != 0; rest &= rest - 1) {
         const unsigned k = lowest_lane(rest);
         const std::uint32_t literals = warp.broadcast(pending.literals, k);
         const std::uint32_t from = warp.broadcast(pending.literal_start, k);
-        const std::uint32_t to = warp.broadcast(pending.at, k) + lz4::literals_at(literals);
-        lz4::copy_bytes(warp, page + from, out + to, literals);
+        const std::uint32_t to = warp.broadcast(at, k) + lz4::literals_at(literals);
+        lz4::copy_bytes(warp, page + from, block.out + to, literals);
     }
-    pending.count = 0;
+    block.size += bytes;
+    return true;
 }
 
-// Adds a sequence (match_length 0: the last one, literals only).  False,
-// adding nothing, when the block would pass its limit.
+// Adds a sequence (match_length 0: the last one, literals only).  False when
+// the block would pass its limit: that is found when the sequences are
+// written, 32 at a time, and at the end.
 OZRAM_KERNEL_FN bool add_sequence(const Warp& warp, BlockWriter& block, PendingSequences& pending,
                                   const std::uint8_t* page, std::uint32_t literal_start,
                                   std::uint32_t literals, std::uint32_t offset,
                                   std::uint32_t match_length) {
-    const std::uint32_t bytes = lz4::sequence_bytes(literals, match_length);
-    if (block.size + bytes > block.limit)
-        return false;
     const std::uint32_t k = pending.count;
-    const std::uint32_t at = block.size;
     warp.each([&](Lane l) {
         if (l.id == k) {
             pending.literal_start[l] = literal_start;
             pending.literals[l] = literals;
             pending.match[l] = offset << 16 | match_length;
-            pending.at[l] = at;
         }
     });
-    block.size += bytes;
-    if (++pending.count == WARP_SIZE)
-        flush(warp, pending, page, block.out);
-    return true;
+    return ++pending.count < WARP_SIZE || flush(warp, pending, page, block);
 }
 
 // One probe of the window [base, base + 32): each lane's candidate, and the
@@ -221,10 +230,6 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
     Lanes<LaneMask> same_hash;
     std::uint32_t anchor = 0;
     for (std::uint32_t base = 0; base <= lz4::MATCH_START_LIMIT;) {
-        // Literals pending since the last match that no longer fit mean no
-        // parse of the rest fits either.
-        if (block.size + lz4::sequence_bytes(base - anchor, 0) > block.limit)
-            return false;
         const LaneMask found = probe<HashLog>(warp, page, table, base, candidate, hash, same_hash);
         LaneMask covered = 0;  // positions inside a match, past its start
         while (anchor < base + WARP_SIZE) {
@@ -253,10 +258,8 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
         insert_positions(warp, table, base, hash, same_hash, in_page & ~covered);
         base = anchor > base + WARP_SIZE ? anchor : base + WARP_SIZE;
     }
-    if (!add_sequence(warp, block, pending, page, anchor, PAGE_SIZE - anchor, 0, 0))
-        return false;
-    flush(warp, pending, page, block.out);
-    return true;
+    return add_sequence(warp, block, pending, page, anchor, PAGE_SIZE - anchor, 0, 0) &&
+           (pending.count == 0 || flush(warp, pending, page, block));
 }
 
 }  // namespace ozram::kernels::window

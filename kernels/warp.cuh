@@ -58,11 +58,20 @@ OZRAM_KERNEL_FN LaneMask lanes_below(unsigned lane) {
     return (LaneMask{1} << lane) - 1u;
 }
 
+// The mask of lanes 0..n-1 for any n (every lane when n >= 32).
+OZRAM_KERNEL_FN LaneMask lanes_below_clamped(unsigned n) {
+#if defined(__CUDACC__)
+    // One funnel shift, whose shift count saturates at 32: the high word of
+    // the 64 bits 0:~0 shifted left by n.
+    return __funnelshift_lc(~LaneMask{0}, 0u, n);
+#else
+    return n >= WARP_SIZE ? ~LaneMask{0} : lanes_below(n);
+#endif
+}
+
 // The mask of lanes first..end-1, for any first <= end (empty when first >= 32).
 OZRAM_KERNEL_FN LaneMask lanes_between(unsigned first, unsigned end) {
-    const LaneMask below_end = end >= WARP_SIZE ? ~LaneMask{0} : lanes_below(end);
-    const LaneMask below_first = first >= WARP_SIZE ? ~LaneMask{0} : lanes_below(first);
-    return below_end & ~below_first;
+    return lanes_below_clamped(end) & ~lanes_below_clamped(first);
 }
 
 #if defined(__CUDACC__)
@@ -101,6 +110,18 @@ class Warp {
     template <class T>
     __device__ __forceinline__ T broadcast(const Lanes<T>& v, unsigned src) const {
         return __shfl_sync(FULL_WARP, v.value, static_cast<int>(src));
+    }
+    // For each lane, the sum of the values of lanes 0..lane (an inclusive
+    // prefix sum): five shuffles.
+    __device__ __forceinline__ Lanes<std::uint32_t> inclusive_sum(
+        const Lanes<std::uint32_t>& v) const {
+        std::uint32_t sum = v.value;
+        for (unsigned distance = 1; distance < WARP_SIZE; distance *= 2) {
+            const std::uint32_t below = __shfl_up_sync(FULL_WARP, sum, distance);
+            if (lane_ >= distance)
+                sum += below;
+        }
+        return {sum};
     }
     // Runs body() once for the warp (on lane 0): for small sequential writes.
     template <class Body>
@@ -169,8 +190,8 @@ struct Lanes {
 enum class LaneOrder { Ascending, Descending };
 
 // The emulation also counts warp-steps: every warp-wide operation (a lane
-// section, a ballot, a match, a broadcast, a single-lane section, a sync) is
-// one.  Kernels keep their loops outside the lane sections, so that a step
+// section, a ballot, a match, a broadcast, a prefix sum, a single-lane
+// section, a sync) is one.  Kernels keep their loops outside the lane sections, so that a step
 // stands for a few instructions of every lane: the count compares kernel
 // designs on the host before any of them runs on a device.
 class Warp {
@@ -208,6 +229,14 @@ class Warp {
     T broadcast(const Lanes<T>& v, unsigned src) const {
         ++steps_;
         return v.values[src];
+    }
+    Lanes<std::uint32_t> inclusive_sum(const Lanes<std::uint32_t>& v) const {
+        ++steps_;
+        Lanes<std::uint32_t> sums;
+        std::uint32_t sum = 0;
+        for (unsigned i = 0; i < WARP_SIZE; ++i)
+            sums.values[i] = sum += v.values[i];
+        return sums;
     }
     template <class Body>
     void single(Body&& body) const {

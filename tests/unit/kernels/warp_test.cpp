@@ -32,9 +32,31 @@ TEST(EmulatedWarp, BroadcastAndLaneMasks) {
     EXPECT_EQ(highest_lane(0x00f0u), 7u);
     EXPECT_EQ(lanes_below(0), 0u);
     EXPECT_EQ(lanes_below(31), 0x7fffffffu);
+    EXPECT_EQ(lanes_below_clamped(0), 0u);
+    EXPECT_EQ(lanes_below_clamped(5), 0x1fu);
+    EXPECT_EQ(lanes_below_clamped(32), 0xffffffffu);
+    EXPECT_EQ(lanes_below_clamped(4000), 0xffffffffu);
+    EXPECT_EQ(lanes_between(4, 8), 0xf0u);
+    EXPECT_EQ(lanes_between(30, 200), 0xc0000000u);
+    EXPECT_EQ(lanes_between(32, 200), 0u);
+    EXPECT_EQ(lanes_between(0, 0), 0u);
     int calls = 0;
     warp.single([&] { ++calls; });
     EXPECT_EQ(calls, 1);
+}
+
+TEST(EmulatedWarp, InclusiveSumAddsEveryLaneUpToItsOwn) {
+    for (const LaneOrder order : {LaneOrder::Ascending, LaneOrder::Descending}) {
+        const Warp warp(order);
+        Lanes<std::uint32_t> values;
+        warp.each([&](Lane l) { values[l] = l.id * l.id + 1; });
+        const Lanes<std::uint32_t> sums = warp.inclusive_sum(values);
+        std::uint32_t expected = 0;
+        for (unsigned i = 0; i < WARP_SIZE; ++i) {
+            expected += i * i + 1;
+            EXPECT_EQ(sums[Lane{i}], expected) << "lane " << i;
+        }
+    }
 }
 
 }  // namespace
