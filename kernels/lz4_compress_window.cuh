@@ -234,7 +234,7 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
         LaneMask covered = 0;  // positions inside a match, past its start
         while (anchor < base + WARP_SIZE) {
             const std::uint32_t from_lane = anchor > base ? anchor - base : 0;
-            const LaneMask ahead = found & ~lanes_below(from_lane);
+            const LaneMask ahead = found & lanes_between(from_lane, WARP_SIZE);
             if (ahead == 0)
                 break;
             const unsigned winner = lowest_lane(ahead);

@@ -58,20 +58,19 @@ OZRAM_KERNEL_FN LaneMask lanes_below(unsigned lane) {
     return (LaneMask{1} << lane) - 1u;
 }
 
-// The mask of lanes 0..n-1 for any n (every lane when n >= 32).
-OZRAM_KERNEL_FN LaneMask lanes_below_clamped(unsigned n) {
-#if defined(__CUDACC__)
-    // One funnel shift, whose shift count saturates at 32: the high word of
-    // the 64 bits 0:~0 shifted left by n.
-    return __funnelshift_lc(~LaneMask{0}, 0u, n);
-#else
-    return n >= WARP_SIZE ? ~LaneMask{0} : lanes_below(n);
-#endif
-}
-
 // The mask of lanes first..end-1, for any first <= end (empty when first >= 32).
 OZRAM_KERNEL_FN LaneMask lanes_between(unsigned first, unsigned end) {
-    return lanes_below_clamped(end) & ~lanes_below_clamped(first);
+#if defined(__CUDACC__)
+    // One instruction: a bit mask of end - first bits from bit first, both
+    // clamped to the word (PTX bmsk.clamp).
+    LaneMask mask;
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(mask) : "r"(first), "r"(end - first));
+    return mask;
+#else
+    const LaneMask below_end = end >= WARP_SIZE ? ~LaneMask{0} : lanes_below(end);
+    const LaneMask below_first = first >= WARP_SIZE ? ~LaneMask{0} : lanes_below(first);
+    return below_end & ~below_first;
+#endif
 }
 
 #if defined(__CUDACC__)

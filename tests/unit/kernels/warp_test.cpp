@@ -32,10 +32,9 @@ TEST(EmulatedWarp, BroadcastAndLaneMasks) {
     EXPECT_EQ(highest_lane(0x00f0u), 7u);
     EXPECT_EQ(lanes_below(0), 0u);
     EXPECT_EQ(lanes_below(31), 0x7fffffffu);
-    EXPECT_EQ(lanes_below_clamped(0), 0u);
-    EXPECT_EQ(lanes_below_clamped(5), 0x1fu);
-    EXPECT_EQ(lanes_below_clamped(32), 0xffffffffu);
-    EXPECT_EQ(lanes_below_clamped(4000), 0xffffffffu);
+    EXPECT_EQ(lanes_between(0, 5), 0x1fu);
+    EXPECT_EQ(lanes_between(0, 32), 0xffffffffu);
+    EXPECT_EQ(lanes_between(0, 4000), 0xffffffffu);
     EXPECT_EQ(lanes_between(4, 8), 0xf0u);
     EXPECT_EQ(lanes_between(30, 200), 0xc0000000u);
     EXPECT_EQ(lanes_between(32, 200), 0u);
@@ -56,6 +55,30 @@ TEST(EmulatedWarp, InclusiveSumAddsEveryLaneUpToItsOwn) {
             expected += i * i + 1;
             EXPECT_EQ(sums[Lane{i}], expected) << "lane " << i;
         }
+    }
+}
+
+// On the device lanes_between is one bmsk.clamp.b32 of first and end -
+// first: the host's masks must be what the PTX ISA defines that instruction
+// to give, for every first <= end the kernels pass (end up to a page).
+LaneMask ptx_bmsk_clamp(std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t a1 = a & 0x1f;
+    const std::uint32_t b1 = b & 0x1f;
+    const std::uint32_t sum = a1 + b1;
+    const LaneMask mask0 = a >= 32 ? 0 : ~LaneMask{0} << a1;
+    LaneMask mask1 = sum >= 32 ? 0 : ~LaneMask{0} << sum;
+    if (sum >= 32 || a >= 32 || b >= 32)
+        mask1 = 0;
+    else if (b1 == 0)
+        mask1 = ~LaneMask{0};
+    return mask0 & ~mask1;
+}
+
+TEST(EmulatedWarp, LanesBetweenIsTheDevicesBitMask) {
+    for (unsigned first = 0; first <= 40; ++first) {
+        for (unsigned end = first; end <= 4096; end += end < 80 ? 1 : 97)
+            ASSERT_EQ(lanes_between(first, end), ptx_bmsk_clamp(first, end - first))
+                << first << ".." << end;
     }
 }
 
