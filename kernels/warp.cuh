@@ -190,9 +190,10 @@ enum class LaneOrder { Ascending, Descending };
 
 // The emulation also counts warp-steps: every warp-wide operation (a lane
 // section, a ballot, a match, a broadcast, a prefix sum, a single-lane
-// section, a sync) is one.  Kernels keep their loops outside the lane sections, so that a step
-// stands for a few instructions of every lane: the count compares kernel
-// designs on the host before any of them runs on a device.
+// section, a sync) is one.  Kernels keep their loops outside the lane
+// sections, so that a step stands for a few instructions of every lane: the
+// count compares kernel designs on the host before any of them runs on a
+// device.  Uniform code between the steps is not counted.
 class Warp {
   public:
     explicit Warp(LaneOrder order = LaneOrder::Ascending) : order_(order) {}
