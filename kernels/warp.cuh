@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
+#include <cub/warp/warp_scan.cuh>
 #define OZRAM_KERNEL_FN __device__ inline
 #else
 #include <array>
@@ -111,15 +112,13 @@ class Warp {
         return __shfl_sync(FULL_WARP, v.value, static_cast<int>(src));
     }
     // For each lane, the sum of the values of lanes 0..lane (an inclusive
-    // prefix sum): five shuffles.
+    // prefix sum): CUB's warp scan, five shuffles that need no shared memory.
     __device__ __forceinline__ Lanes<std::uint32_t> inclusive_sum(
         const Lanes<std::uint32_t>& v) const {
-        std::uint32_t sum = v.value;
-        for (unsigned distance = 1; distance < WARP_SIZE; distance *= 2) {
-            const std::uint32_t below = __shfl_up_sync(FULL_WARP, sum, distance);
-            if (lane_ >= distance)
-                sum += below;
-        }
+        using Scan = cub::WarpScan<std::uint32_t>;
+        typename Scan::TempStorage unused;
+        std::uint32_t sum;
+        Scan(unused).InclusiveSum(v.value, sum);
         return {sum};
     }
     // Runs body() once for the warp (on lane 0): for small sequential writes.
