@@ -142,12 +142,13 @@ OZRAM_KERNEL_FN std::uint32_t load_u32_le(const std::uint8_t* p) {
 }
 // The 4 bytes at base[pos...] as a little-endian word, from two aligned
 // words (base must be 4-byte aligned, and 4 bytes past base + pos + 3
-// readable): two loads and a funnel shift instead of four byte loads.
+// readable): two loads and a funnel shift instead of four byte loads.  The
+// funnel shift takes its count modulo 32, so pos * 8 is (pos % 4) * 8.
 OZRAM_KERNEL_FN std::uint32_t load_u32_at(const std::uint8_t* base, std::uint32_t pos) {
     const auto* words = reinterpret_cast<const std::uint32_t*>(base);
     const std::uint32_t low = words[pos >> 2];
     const std::uint32_t high = words[(pos >> 2) + 1];
-    return __funnelshift_r(low, high, (pos & 3u) * 8);
+    return __funnelshift_r(low, high, pos * 8);
 }
 // Aligned 8-byte access (p must be 8-byte aligned).
 OZRAM_KERNEL_FN std::uint64_t load_u64_aligned(const std::uint8_t* p) {
