@@ -1,7 +1,9 @@
 // The __global__ wrappers of the page operations: block b's warp w handles
 // page b * warps + w.  The compressors' scratch is dynamic shared memory,
-// sized per kernel (more than the 48 KiB of static shared memory a block
-// may have).
+// sized per kernel and block shape (more than the 48 KiB of static shared
+// memory a block may have).
+#include <algorithm>
+#include <atomic>
 #include <cub/block/block_scan.cuh>
 
 #include "lz4_compress.cuh"
@@ -12,10 +14,16 @@
 namespace ozram::kernels {
 namespace {
 
-constexpr std::uint32_t COMPRESS_THREADS = COMPRESS_WARPS_PER_BLOCK * WARP_SIZE;
 constexpr std::uint32_t DECOMPRESS_THREADS = DECOMPRESS_WARPS_PER_BLOCK * WARP_SIZE;
 constexpr std::uint32_t COPY_THREADS = COPY_WARPS_PER_BLOCK * WARP_SIZE;
 constexpr std::uint32_t SCAN_THREADS = 1024;
+
+// Registers a compression thread may take.  At 48, shared memory alone
+// limits the warps a multiprocessor keeps, for every window kernel
+// (window-10's 36 would allow 56).  Left to itself, for blocks of up to 32
+// warps, the compiler takes 64, which would hold window-10 to 32 warps.  The
+// build refuses a kernel that spills under the cap (kernels/CMakeLists.txt).
+constexpr int COMPRESS_REGISTERS = 48;
 
 // The page this warp handles, in a block of `warps` warps.
 __device__ std::uint64_t page_of_warp(unsigned warps) {
@@ -45,14 +53,14 @@ __global__ void __launch_bounds__(COPY_THREADS)
 // multiprocessors behind the compression kernels of the other batches in
 // flight, and hold its batch's completion back.
 template <CompressKernel Kernel>
-__global__ void __launch_bounds__(COMPRESS_THREADS)
+__global__ void __maxnreg__(COMPRESS_REGISTERS)
     compress_pages_kernel(const std::uint8_t* __restrict__ pages, std::uint8_t* __restrict__ slots,
                           PageDescriptor* __restrict__ descriptors, std::uint32_t count,
                           std::uint32_t huge_threshold,
                           const std::uint64_t* __restrict__ destinations, bool raw_kept) {
     extern __shared__ uint4 shared_words[];
     auto* scratch = reinterpret_cast<CompressScratch<Kernel>*>(shared_words);
-    const std::uint64_t page = page_of_warp(COMPRESS_WARPS_PER_BLOCK);
+    const std::uint64_t page = page_of_warp(blockDim.x / WARP_SIZE);
     if (page >= count)
         return;
     const Warp warp;
@@ -69,25 +77,96 @@ __global__ void __launch_bounds__(COMPRESS_THREADS)
     copy_block(warp, slot, at_address(destinations[page]), bytes);
 }
 
+// Block shapes found, by device and kernel: warps_per_block << 8 |
+// warps_per_multiprocessor, 0 until found.  A process drives at most a few
+// devices; one past the table is asked again at each launch.
+constexpr int SHAPE_DEVICES = 64;
+std::atomic<std::uint32_t> found_shapes[SHAPE_DEVICES][ALL_COMPRESS_KERNELS.size()];
+
 template <CompressKernel Kernel>
-cudaError_t launch_compress(const std::uint8_t* pages, std::uint8_t* slots,
-                            PageDescriptor* descriptors, std::uint32_t count,
+cudaError_t find_shape(int device, BlockShape& shape) {
+    constexpr std::size_t scratch_bytes = sizeof(CompressScratch<Kernel>);
+    int block_bytes = 0;
+    cudaError_t status =
+        cudaDeviceGetAttribute(&block_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (status != cudaSuccess)
+        return status;
+    const unsigned max_warps = std::min<unsigned>(
+        MAX_COMPRESS_WARPS_PER_BLOCK, static_cast<unsigned>(block_bytes) / scratch_bytes);
+    // Above 48 KiB a kernel must ask for its dynamic shared memory: once
+    // for the largest block, here, not on every launch, so that no launch
+    // waits on the driver for it.
+    status = cudaFuncSetAttribute(compress_pages_kernel<Kernel>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(max_warps * scratch_bytes));
+    if (status != cudaSuccess)
+        return status;
+    shape = most_resident_shape(max_warps, [&](unsigned warps) {
+        int blocks = 0;
+        if (status == cudaSuccess)
+            status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, compress_pages_kernel<Kernel>, static_cast<int>(warps * WARP_SIZE),
+                warps * scratch_bytes);
+        return status == cudaSuccess ? blocks : 0;
+    });
+    if (status == cudaSuccess && shape.warps_per_block == 0)
+        status = cudaErrorInvalidConfiguration;  // not even one warp's scratch fits
+    return status;
+}
+
+// The shape that keeps the most warps resident, found once per device.
+template <CompressKernel Kernel>
+cudaError_t most_resident(BlockShape& shape) {
+    int device = 0;
+    if (const cudaError_t status = cudaGetDevice(&device); status != cudaSuccess)
+        return status;
+    std::atomic<std::uint32_t>* const slot =
+        device < SHAPE_DEVICES ? &found_shapes[device][static_cast<std::size_t>(Kernel)] : nullptr;
+    if (slot != nullptr) {
+        if (const std::uint32_t found = slot->load(std::memory_order_relaxed); found != 0) {
+            shape = {found >> 8, found & 0xffu};
+            return cudaSuccess;
+        }
+    }
+    const cudaError_t status = find_shape<Kernel>(device, shape);
+    if (status == cudaSuccess && slot != nullptr)  // two threads store the same shape
+        slot->store(shape.warps_per_block << 8 | shape.warps_per_multiprocessor,
+                    std::memory_order_relaxed);
+    return status;
+}
+
+// Blocks of `warps` warps, or the most resident shape for 0.
+template <CompressKernel Kernel>
+cudaError_t shape_of(unsigned warps, BlockShape& shape) {
+    // The most resident shape is found first, whatever the size asked
+    // for: finding it also grants the shared memory of the largest block.
+    if (const cudaError_t status = most_resident<Kernel>(shape);
+        status != cudaSuccess || warps == 0 || warps == shape.warps_per_block)
+        return status;
+    if (warps > MAX_COMPRESS_WARPS_PER_BLOCK)
+        return cudaErrorInvalidValue;
+    int blocks = 0;
+    const cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, compress_pages_kernel<Kernel>, static_cast<int>(warps * WARP_SIZE),
+        warps * sizeof(CompressScratch<Kernel>));
+    shape = {warps, warps * static_cast<unsigned>(blocks)};
+    return status;
+}
+
+template <CompressKernel Kernel>
+cudaError_t launch_compress(unsigned warps_per_block, const std::uint8_t* pages,
+                            std::uint8_t* slots, PageDescriptor* descriptors, std::uint32_t count,
                             std::uint32_t huge_threshold, const std::uint64_t* destinations,
                             bool raw_kept, cudaStream_t stream) {
-    constexpr std::size_t shared_bytes = sizeof(CompressScratch<Kernel>) * COMPRESS_WARPS_PER_BLOCK;
-    // Above 48 KiB a kernel must ask for its dynamic shared memory, once per
-    // function: not on every launch, so that no launch waits on the driver
-    // for it.
-    if constexpr (shared_bytes > 48 * 1024) {
-        static const cudaError_t granted = cudaFuncSetAttribute(
-            compress_pages_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(shared_bytes));
-        if (granted != cudaSuccess)
-            return granted;
-    }
+    BlockShape shape;
+    if (const cudaError_t status = most_resident<Kernel>(shape); status != cudaSuccess)
+        return status;
+    const unsigned warps = warps_per_block != 0 ? warps_per_block : shape.warps_per_block;
+    if (warps > MAX_COMPRESS_WARPS_PER_BLOCK)
+        return cudaErrorInvalidValue;
     compress_pages_kernel<Kernel>
-        <<<blocks_for(count, COMPRESS_WARPS_PER_BLOCK), COMPRESS_THREADS, shared_bytes, stream>>>(
-            pages, slots, descriptors, count, huge_threshold, destinations, raw_kept);
+        <<<blocks_for(count, warps), warps * WARP_SIZE, warps * sizeof(CompressScratch<Kernel>),
+           stream>>>(pages, slots, descriptors, count, huge_threshold, destinations, raw_kept);
     return cudaGetLastError();
 }
 
@@ -152,26 +231,45 @@ cudaError_t launch_gather_pages(const std::uint64_t* sources, std::uint8_t* page
     return cudaGetLastError();
 }
 
+cudaError_t compress_block_shape(CompressKernel kernel, BlockShape& shape,
+                                 unsigned warps_per_block) {
+    switch (kernel) {
+        case CompressKernel::Window12:
+            return shape_of<CompressKernel::Window12>(warps_per_block, shape);
+        case CompressKernel::Window11:
+            return shape_of<CompressKernel::Window11>(warps_per_block, shape);
+        case CompressKernel::Window10:
+            return shape_of<CompressKernel::Window10>(warps_per_block, shape);
+        case CompressKernel::Reprobe:
+            return shape_of<CompressKernel::Reprobe>(warps_per_block, shape);
+    }
+    return cudaErrorInvalidValue;
+}
+
 cudaError_t launch_compress_pages(CompressKernel kernel, const std::uint8_t* pages,
                                   std::uint8_t* slots, PageDescriptor* descriptors,
                                   std::uint32_t count, std::uint32_t huge_threshold,
                                   cudaStream_t stream, const std::uint64_t* destinations,
-                                  bool raw_kept) {
+                                  bool raw_kept, unsigned warps_per_block) {
     if (count == 0)
         return cudaSuccess;
     switch (kernel) {
         case CompressKernel::Window12:
-            return launch_compress<CompressKernel::Window12>(
-                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
+            return launch_compress<CompressKernel::Window12>(warps_per_block, pages, slots,
+                                                             descriptors, count, huge_threshold,
+                                                             destinations, raw_kept, stream);
         case CompressKernel::Window11:
-            return launch_compress<CompressKernel::Window11>(
-                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
+            return launch_compress<CompressKernel::Window11>(warps_per_block, pages, slots,
+                                                             descriptors, count, huge_threshold,
+                                                             destinations, raw_kept, stream);
         case CompressKernel::Window10:
-            return launch_compress<CompressKernel::Window10>(
-                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
+            return launch_compress<CompressKernel::Window10>(warps_per_block, pages, slots,
+                                                             descriptors, count, huge_threshold,
+                                                             destinations, raw_kept, stream);
         case CompressKernel::Reprobe:
-            return launch_compress<CompressKernel::Reprobe>(
-                pages, slots, descriptors, count, huge_threshold, destinations, raw_kept, stream);
+            return launch_compress<CompressKernel::Reprobe>(warps_per_block, pages, slots,
+                                                            descriptors, count, huge_threshold,
+                                                            destinations, raw_kept, stream);
     }
     return cudaErrorInvalidValue;
 }

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "kernels/lz4_kernels.hpp"
+#include "kernels/page_copy.cuh"
+#include "ozram/backend.hpp"
 #include "test_pages.hpp"
 
 namespace ozram::testing {
@@ -79,6 +81,58 @@ inline std::vector<DeviceDecoded> decode_on_device(
         std::copy_n(pages.begin() + i * PAGE_SIZE, PAGE_SIZE, decoded[i].page.begin());
     }
     return decoded;
+}
+
+struct DeviceCompressed {
+    kernels::PageDescriptor descriptor;
+    std::vector<std::uint8_t> bytes;  // descriptor.size bytes of the slot
+};
+
+// Compresses each page on the device with `kernel`, in blocks of
+// warps_per_block warps (0: the shape the backend launches).
+inline std::vector<DeviceCompressed> compress_on_device(const std::vector<Page>& pages,
+                                                        kernels::CompressKernel kernel,
+                                                        unsigned warps_per_block) {
+    const std::size_t n = pages.size();
+    auto check = [](cudaError_t e) {
+        if (e != cudaSuccess)
+            throw std::runtime_error(cudaGetErrorString(e));
+    };
+    auto allocate = [&](std::size_t bytes) {
+        void* p = nullptr;
+        check(cudaMalloc(&p, bytes));
+        return p;
+    };
+    auto* device_pages = static_cast<std::uint8_t*>(allocate(n * PAGE_SIZE));
+    auto* device_slots = static_cast<std::uint8_t*>(allocate(n * PAGE_SIZE + kernels::BUFFER_PAD));
+    auto* device_descriptors =
+        static_cast<kernels::PageDescriptor*>(allocate(n * sizeof(kernels::PageDescriptor)));
+    for (std::size_t i = 0; i < n; ++i)
+        check(cudaMemcpy(device_pages + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
+                         cudaMemcpyHostToDevice));
+    check(cudaMemset(device_descriptors, 0xee, n * sizeof(kernels::PageDescriptor)));
+    check(kernels::launch_compress_pages(kernel, device_pages, device_slots, device_descriptors,
+                                         static_cast<std::uint32_t>(n),
+                                         static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD),
+                                         nullptr, nullptr, false, warps_per_block));
+    check(cudaDeviceSynchronize());
+    std::vector<std::uint8_t> slots(n * PAGE_SIZE);
+    std::vector<kernels::PageDescriptor> descriptors(n);
+    check(cudaMemcpy(slots.data(), device_slots, slots.size(), cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(descriptors.data(), device_descriptors, n * sizeof(kernels::PageDescriptor),
+                     cudaMemcpyDeviceToHost));
+    cudaFree(device_pages);
+    cudaFree(device_slots);
+    cudaFree(device_descriptors);
+
+    std::vector<DeviceCompressed> compressed(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        compressed[i].descriptor = descriptors[i];
+        const std::size_t size = std::min<std::size_t>(descriptors[i].size, PAGE_SIZE);
+        compressed[i].bytes.assign(slots.begin() + i * PAGE_SIZE,
+                                   slots.begin() + i * PAGE_SIZE + size);
+    }
+    return compressed;
 }
 
 }  // namespace ozram::testing

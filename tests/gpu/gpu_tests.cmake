@@ -11,7 +11,9 @@ if(OZRAM_HAVE_CUDA)
       add_executable(${binary} ${CMAKE_CURRENT_LIST_DIR}/gpu_codec_test.cpp
                                ${CMAKE_CURRENT_LIST_DIR}/gpu_pipeline_test.cpp
                                ${CMAKE_CURRENT_LIST_DIR}/gpu_in_place_test.cpp
-                               ${CMAKE_CURRENT_LIST_DIR}/gpu_fuzz_test.cpp ${gpu_test_helpers})
+                               ${CMAKE_CURRENT_LIST_DIR}/gpu_fuzz_test.cpp
+                               ${CMAKE_CURRENT_LIST_DIR}/gpu_block_shape_test.cpp
+                               ${gpu_test_helpers})
     else()
       add_executable(${binary} ${CMAKE_CURRENT_LIST_DIR}/gpu_sanitize_test.cpp
                                ${gpu_test_helpers})

@@ -16,8 +16,10 @@ namespace ozram::bench {
 
 // One row per kernel, named "kernel-<name>" (compress_gbps: the compression
 // kernel; decompress_gbps: the decompression kernel on that kernel's
-// blocks; medians of `repeats` launches over every page).  Empty, with the
-// reason on stderr, without a GPU or in a build without CUDA.
+// blocks; medians of `repeats` launches over every page), in the block shape
+// the agent launches; the default kernel also in blocks of 4 warps,
+// "kernel-<name>-blocks-4".  Each row's shape goes to stderr.  Empty, with
+// the reason on stderr, without a GPU or in a build without CUDA.
 [[nodiscard]] std::vector<Measurement> measure_kernels(std::span<const std::uint8_t* const> pages,
                                                        std::span<const GpuCompressKernel> kernels,
                                                        unsigned repeats,

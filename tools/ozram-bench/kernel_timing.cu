@@ -57,7 +57,7 @@ struct Timer {
 
 KernelRun measure_one(GpuCompressKernel kernel, const std::uint8_t* const* pages,
                       std::uint32_t count, const std::uint8_t* device_pages, unsigned repeats,
-                      std::uint32_t threshold) {
+                      std::uint32_t threshold, unsigned warps_per_block) {
     const std::uint64_t bytes = std::uint64_t{count} * PAGE_SIZE;
     DeviceArray<std::uint8_t> slots(bytes);
     DeviceArray<PageDescriptor> descriptors(count);
@@ -82,13 +82,18 @@ KernelRun measure_one(GpuCompressKernel kernel, const std::uint8_t* const* pages
     Timer timer;
     const auto compress = [&] {
         return kernels::launch_compress_pages(kernel, device_pages, slots.data, descriptors.data,
-                                              count, threshold, nullptr);
+                                              count, threshold, nullptr, nullptr, false,
+                                              warps_per_block);
     };
     const auto decompress = [&] {
         return kernels::launch_decompress_pages(slots.data, offsets.data, restore_descriptors.data,
                                                 destinations.data, count, nullptr);
     };
     KernelRun row;
+    kernels::BlockShape shape;
+    check(kernels::compress_block_shape(kernel, shape, warps_per_block), "block shape");
+    row.warps_per_block = shape.warps_per_block;
+    row.resident_warps = shape.warps_per_multiprocessor;
     timer.gbps(bytes, compress);  // warm-up: module load, first launch
     for (unsigned r = 0; r < repeats; ++r)
         row.compress_gbps.push_back(timer.gbps(bytes, compress));
@@ -152,7 +157,7 @@ KernelRun measure_one(GpuCompressKernel kernel, const std::uint8_t* const* pages
 }  // namespace
 
 KernelRun run_kernel(GpuCompressKernel kernel, const std::uint8_t* const* pages, std::size_t count,
-                     unsigned repeats, std::uint32_t huge_threshold) {
+                     unsigned repeats, std::uint32_t huge_threshold, unsigned warps_per_block) {
     const std::uint64_t bytes = std::uint64_t{count} * PAGE_SIZE;
     DeviceArray<std::uint8_t> device_pages(bytes);
     std::vector<std::uint8_t> contiguous(bytes);
@@ -161,7 +166,7 @@ KernelRun run_kernel(GpuCompressKernel kernel, const std::uint8_t* const* pages,
     check(cudaMemcpy(device_pages.data, contiguous.data(), bytes, cudaMemcpyHostToDevice),
           "cudaMemcpy");
     return measure_one(kernel, pages, static_cast<std::uint32_t>(count), device_pages.data, repeats,
-                       huge_threshold);
+                       huge_threshold, warps_per_block);
 }
 
 }  // namespace ozram::bench

@@ -19,12 +19,15 @@ struct KernelRun {
     std::uint64_t raw_pages = 0;
     std::uint64_t same_filled_pages = 0;
     std::uint64_t mismatches = 0;  // pages wrong by liblz4 or after decompression
+    unsigned warps_per_block = 0;  // of the compression kernel's blocks
+    unsigned resident_warps = 0;   // warps a multiprocessor keeps, in blocks of that size
 };
 
 // Runs `kernel` over pages[0..count) (each PAGE_SIZE bytes) held in device
-// memory.  Throws std::runtime_error on a CUDA error.
+// memory, in blocks of the shape the agent launches, or of warps_per_block
+// warps when it is not 0.  Throws std::runtime_error on a CUDA error.
 [[nodiscard]] KernelRun run_kernel(GpuCompressKernel kernel, const std::uint8_t* const* pages,
                                    std::size_t count, unsigned repeats,
-                                   std::uint32_t huge_threshold);
+                                   std::uint32_t huge_threshold, unsigned warps_per_block = 0);
 
 }  // namespace ozram::bench

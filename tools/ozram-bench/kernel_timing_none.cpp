@@ -6,7 +6,7 @@
 namespace ozram::bench {
 
 KernelRun run_kernel(GpuCompressKernel, const std::uint8_t* const*, std::size_t, unsigned,
-                     std::uint32_t) {
+                     std::uint32_t, unsigned) {
     throw std::runtime_error("built without CUDA");
 }
 
