@@ -119,8 +119,10 @@ OZRAM_KERNEL_FN bool add_sequence(const Warp& warp, BlockWriter& block, PendingS
 
 // One probe of the window [base, base + 32): each lane's candidate, and the
 // mask of lanes whose candidate holds the same 4 bytes.  Then the window's
-// positions go into the table (of lanes with one hash, the last).
-template <unsigned HashLog>
+// positions go into the table (of lanes with one hash, the last).  Whole:
+// every position of the window may start a match, as in all windows but
+// the page's last one or two, whose lanes past the limit take no part.
+template <unsigned HashLog, bool Whole>
 OZRAM_KERNEL_FN LaneMask probe(const Warp& warp, const std::uint8_t* page,
                                const std::uint16_t* table, std::uint32_t base,
                                Lanes<std::uint32_t>& candidate, Lanes<std::uint32_t>& hash,
@@ -128,7 +130,7 @@ OZRAM_KERNEL_FN LaneMask probe(const Warp& warp, const std::uint8_t* page,
     Lanes<std::uint32_t> sequence;
     warp.each([&](Lane l) {
         const std::uint32_t here = base + l.id;
-        if (here <= lz4::MATCH_START_LIMIT) {
+        if (Whole || here <= lz4::MATCH_START_LIMIT) {
             sequence[l] = load_u32_at(page, here);
             hash[l] = lz4::hash4<HashLog>(sequence[l]);
             candidate[l] = table[hash[l]];
@@ -139,12 +141,16 @@ OZRAM_KERNEL_FN LaneMask probe(const Warp& warp, const std::uint8_t* page,
     same_hash = warp.match_any(hash);
     const LaneMask found = warp.ballot([&](Lane l) {
         const std::uint32_t here = base + l.id;
-        if (here > lz4::MATCH_START_LIMIT)
+        if (!Whole && here > lz4::MATCH_START_LIMIT)
             return false;
-        const LaneMask earlier = same_hash[l] & lanes_below(l.id);
+        const LaneMask earlier = same_hash[l] & warp.lanes_before(l);
         if (earlier != 0)
             candidate[l] = base + highest_lane(earlier);
-        return candidate[l] < here && load_u32_at(page, candidate[l]) == sequence[l];
+        // Both tests are made, with no branch between them: a candidate
+        // is a page position, so its word is always in the page or its pad.
+        const bool before = candidate[l] < here;
+        const bool same = load_u32_at(page, candidate[l]) == sequence[l];
+        return before && same;
     });
     return found;
 }
@@ -230,7 +236,10 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
     Lanes<LaneMask> same_hash;
     std::uint32_t anchor = 0;
     for (std::uint32_t base = 0; base <= lz4::MATCH_START_LIMIT;) {
-        const LaneMask found = probe<HashLog>(warp, page, table, base, candidate, hash, same_hash);
+        const LaneMask found =
+            base + WARP_SIZE - 1 <= lz4::MATCH_START_LIMIT
+                ? probe<HashLog, true>(warp, page, table, base, candidate, hash, same_hash)
+                : probe<HashLog, false>(warp, page, table, base, candidate, hash, same_hash);
         LaneMask covered = 0;  // positions inside a match, past its start
         while (anchor < base + WARP_SIZE) {
             const std::uint32_t from_lane = anchor > base ? anchor - base : 0;

@@ -106,6 +106,13 @@ class Warp {
     __device__ __forceinline__ Lanes<LaneMask> match_any(const Lanes<std::uint32_t>& v) const {
         return {__match_any_sync(FULL_WARP, v.value)};
     }
+    // The lanes below lane l: lanes_below(l.id), read from the lane's own
+    // special register, which the compiler may keep from one call to the next.
+    __device__ __forceinline__ LaneMask lanes_before(Lane) const {
+        LaneMask mask;
+        asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+        return mask;
+    }
     // Lane `src`'s value, given to every lane.
     template <class T>
     __device__ __forceinline__ T broadcast(const Lanes<T>& v, unsigned src) const {
@@ -225,6 +232,7 @@ class Warp {
         }
         return groups;
     }
+    LaneMask lanes_before(Lane l) const { return lanes_below(l.id); }
     template <class T>
     T broadcast(const Lanes<T>& v, unsigned src) const {
         ++steps_;
