@@ -15,10 +15,11 @@
 // are skipped, as liblz4 skips them.
 //
 // Sequences are not written as they are found: lane k keeps the k-th of up to
-// 32, and every 32 sequences the lanes size theirs, place them with a prefix
-// sum, write their headers at once, and the warp copies the long literal
-// runs, 32 bytes a step.  Finding a sequence is then a few instructions of
-// uniform code; its sizing runs on its own lane, 32 at a time.
+// 32.  Before a window that could find more than the lanes have room for, the
+// lanes size theirs, place them with a prefix sum, write their headers at
+// once, and the warp copies the long literal runs, 32 bytes a step.  Finding
+// a sequence is then a few instructions of uniform code, with no test of the
+// lanes' room or of the block's limit; its sizing runs on its own lane.
 //
 // The output is a valid LZ4 block, not liblz4's block: every position is a
 // match candidate for later ones (liblz4 inserts only those it probes) and
@@ -57,7 +58,9 @@ inline constexpr std::uint32_t SHORT_LITERALS = 16;
 // Writes the pending sequences after the block's bytes: each lane sizes its
 // sequence, a prefix sum places them, each lane writes its header and short
 // literals, then the warp the long literal runs one after the other.  False,
-// writing nothing, when they would take the block past its limit.
+// writing nothing, when they would take the block past its limit: the block
+// is then marked full (its size past the limit), so that the parse stops and
+// every later flush fails too.
 OZRAM_KERNEL_FN bool flush(const Warp& warp, PendingSequences& pending, const std::uint8_t* page,
                            BlockWriter& block) {
     const std::uint32_t count = pending.count;
@@ -70,8 +73,10 @@ OZRAM_KERNEL_FN bool flush(const Warp& warp, PendingSequences& pending, const st
     const Lanes<std::uint32_t> end = warp.inclusive_sum(size);
     const std::uint32_t bytes = warp.broadcast(end, WARP_SIZE - 1);
     pending.count = 0;
-    if (block.size + bytes > block.limit)
+    if (block.size + bytes > block.limit) {
+        block.size = block.limit + 1;
         return false;
+    }
     Lanes<std::uint32_t> at;  // block position of each lane's token
     const LaneMask long_runs = warp.ballot([&](Lane l) {
         if (l.id >= count)
@@ -99,13 +104,11 @@ OZRAM_KERNEL_FN bool flush(const Warp& warp, PendingSequences& pending, const st
     return true;
 }
 
-// Adds a sequence (match_length 0: the last one, literals only).  False when
-// the block would pass its limit: that is found when the sequences are
-// written, 32 at a time, and at the end.
-OZRAM_KERNEL_FN bool add_sequence(const Warp& warp, BlockWriter& block, PendingSequences& pending,
-                                  const std::uint8_t* page, std::uint32_t literal_start,
-                                  std::uint32_t literals, std::uint32_t offset,
-                                  std::uint32_t match_length) {
+// Adds a sequence (match_length 0: the last one, literals only); the caller
+// makes room first.
+OZRAM_KERNEL_FN void add_sequence(const Warp& warp, PendingSequences& pending,
+                                  std::uint32_t literal_start, std::uint32_t literals,
+                                  std::uint32_t offset, std::uint32_t match_length) {
     const std::uint32_t k = pending.count;
     warp.each([&](Lane l) {
         if (l.id == k) {
@@ -114,15 +117,29 @@ OZRAM_KERNEL_FN bool add_sequence(const Warp& warp, BlockWriter& block, PendingS
             pending.match[l] = offset << 16 | match_length;
         }
     });
-    return ++pending.count < WARP_SIZE || flush(warp, pending, page, block);
+    ++pending.count;
+}
+
+// A window adds at most this many sequences: each match starts in it, at or
+// after the end of the one before, and is at least MIN_MATCH bytes long.
+inline constexpr std::uint32_t SEQUENCES_PER_WINDOW = WARP_SIZE / lz4::MIN_MATCH;
+
+// Writes the pending sequences if `sequences` more would not fit in the
+// lanes: tested once a window instead of once a sequence.
+OZRAM_KERNEL_FN void make_room(const Warp& warp, PendingSequences& pending,
+                               const std::uint8_t* page, BlockWriter& block,
+                               std::uint32_t sequences) {
+    if (pending.count + sequences > WARP_SIZE)
+        flush(warp, pending, page, block);
 }
 
 // One probe of the window [base, base + 32): each lane's candidate, and the
 // mask of lanes whose candidate holds the same 4 bytes.  Then the window's
-// positions go into the table (of lanes with one hash, the last).  Whole:
-// every position of the window may start a match, as in all windows but
-// the page's last one or two, whose lanes past the limit take no part.
-template <unsigned HashLog, bool Whole>
+// positions go into the table (of lanes with one hash, the last).  Lanes past
+// the last position a match may start at (in the page's last window or two)
+// take no part; they are masked, not branched around, so that every lane
+// runs the same instructions.
+template <unsigned HashLog>
 OZRAM_KERNEL_FN LaneMask probe(const Warp& warp, const std::uint8_t* page,
                                const std::uint16_t* table, std::uint32_t base,
                                Lanes<std::uint32_t>& candidate, Lanes<std::uint32_t>& hash,
@@ -130,27 +147,25 @@ OZRAM_KERNEL_FN LaneMask probe(const Warp& warp, const std::uint8_t* page,
     Lanes<std::uint32_t> sequence;
     warp.each([&](Lane l) {
         const std::uint32_t here = base + l.id;
-        if (Whole || here <= lz4::MATCH_START_LIMIT) {
-            sequence[l] = load_u32_at(page, here);
-            hash[l] = lz4::hash4<HashLog>(sequence[l]);
-            candidate[l] = table[hash[l]];
-        } else {
-            hash[l] = 0x80000000u | l.id;  // no real hash has this value: matches no lane
-        }
+        const std::uint32_t at = here <= lz4::MATCH_START_LIMIT ? here : lz4::MATCH_START_LIMIT;
+        sequence[l] = load_u32_at(page, at);
+        const std::uint32_t at_hash = lz4::hash4<HashLog>(sequence[l]);
+        candidate[l] = table[at_hash];
+        // No real hash has the value of a lane past the limit: it matches no lane.
+        hash[l] = here <= lz4::MATCH_START_LIMIT ? at_hash : 0x80000000u | l.id;
     });
     same_hash = warp.match_any(hash);
     const LaneMask found = warp.ballot([&](Lane l) {
         const std::uint32_t here = base + l.id;
-        if (!Whole && here > lz4::MATCH_START_LIMIT)
-            return false;
         const LaneMask earlier = same_hash[l] & warp.lanes_before(l);
         if (earlier != 0)
             candidate[l] = base + highest_lane(earlier);
-        // Both tests are made, with no branch between them: a candidate
+        // The tests are all made, with no branch between them: a candidate
         // is a page position, so its word is always in the page or its pad.
+        const bool in_page = here <= lz4::MATCH_START_LIMIT;
         const bool before = candidate[l] < here;
         const bool same = load_u32_at(page, candidate[l]) == sequence[l];
-        return before && same;
+        return in_page && before && same;
     });
     return found;
 }
@@ -235,11 +250,11 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
     Lanes<std::uint32_t> candidate, hash;
     Lanes<LaneMask> same_hash;
     std::uint32_t anchor = 0;
-    for (std::uint32_t base = 0; base <= lz4::MATCH_START_LIMIT;) {
-        const LaneMask found =
-            base + WARP_SIZE - 1 <= lz4::MATCH_START_LIMIT
-                ? probe<HashLog, true>(warp, page, table, base, candidate, hash, same_hash)
-                : probe<HashLog, false>(warp, page, table, base, candidate, hash, same_hash);
+    // A flush that passes the limit ends the parse at the next window; the
+    // last flush then fails too, and the page is stored raw.
+    for (std::uint32_t base = 0; base <= lz4::MATCH_START_LIMIT && block.size <= block.limit;) {
+        make_room(warp, pending, page, block, SEQUENCES_PER_WINDOW);
+        const LaneMask found = probe<HashLog>(warp, page, table, base, candidate, hash, same_hash);
         LaneMask covered = 0;  // positions inside a match, past its start
         while (anchor < base + WARP_SIZE) {
             const std::uint32_t from_lane = anchor > base ? anchor - base : 0;
@@ -257,9 +272,7 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
                 back + lz4::MIN_MATCH +
                 forward_extension(warp, page, start + back + lz4::MIN_MATCH,
                                   from + back + lz4::MIN_MATCH);
-            if (!add_sequence(warp, block, pending, page, anchor, start - anchor, start - from,
-                              length))
-                return false;
+            add_sequence(warp, pending, anchor, start - anchor, start - from, length);
             anchor = start + length;
             covered |= lanes_between(winner + 1, anchor - base);
         }
@@ -267,8 +280,9 @@ OZRAM_KERNEL_FN bool encode_block(const Warp& warp, const std::uint8_t* page, st
         insert_positions(warp, table, base, hash, same_hash, in_page & ~covered);
         base = anchor > base + WARP_SIZE ? anchor : base + WARP_SIZE;
     }
-    return add_sequence(warp, block, pending, page, anchor, PAGE_SIZE - anchor, 0, 0) &&
-           (pending.count == 0 || flush(warp, pending, page, block));
+    make_room(warp, pending, page, block, 1);
+    add_sequence(warp, pending, anchor, PAGE_SIZE - anchor, 0, 0);
+    return flush(warp, pending, page, block);
 }
 
 }  // namespace ozram::kernels::window
