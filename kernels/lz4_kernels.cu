@@ -83,16 +83,26 @@ __global__ void __maxnreg__(COMPRESS_REGISTERS)
 constexpr int SHAPE_DEVICES = 64;
 std::atomic<std::uint32_t> found_shapes[SHAPE_DEVICES][ALL_COMPRESS_KERNELS.size()];
 
+// The most warps a block of `Kernel` may hold on `device`: as many as the
+// shared memory a block may take has scratch for, at most 32.
+template <CompressKernel Kernel>
+cudaError_t max_warps_on(int device, unsigned& max_warps) {
+    int block_bytes = 0;
+    const cudaError_t status =
+        cudaDeviceGetAttribute(&block_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    max_warps =
+        std::min<unsigned>(MAX_COMPRESS_WARPS_PER_BLOCK,
+                           static_cast<unsigned>(block_bytes) / sizeof(CompressScratch<Kernel>));
+    return status;
+}
+
 template <CompressKernel Kernel>
 cudaError_t find_shape(int device, BlockShape& shape) {
     constexpr std::size_t scratch_bytes = sizeof(CompressScratch<Kernel>);
-    int block_bytes = 0;
-    cudaError_t status =
-        cudaDeviceGetAttribute(&block_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    unsigned max_warps = 0;
+    cudaError_t status = max_warps_on<Kernel>(device, max_warps);
     if (status != cudaSuccess)
         return status;
-    const unsigned max_warps = std::min<unsigned>(
-        MAX_COMPRESS_WARPS_PER_BLOCK, static_cast<unsigned>(block_bytes) / scratch_bytes);
     // Above 48 KiB a kernel must ask for its dynamic shared memory: once
     // for the largest block, here, not on every launch, so that no launch
     // waits on the driver for it.
@@ -145,10 +155,19 @@ cudaError_t shape_of(unsigned warps, BlockShape& shape) {
         return status;
     if (warps > MAX_COMPRESS_WARPS_PER_BLOCK)
         return cudaErrorInvalidValue;
+    int device = 0;
+    unsigned max_warps = 0;
+    cudaError_t status = cudaGetDevice(&device);
+    if (status == cudaSuccess)
+        status = max_warps_on<Kernel>(device, max_warps);
+    if (status != cudaSuccess || warps > max_warps) {
+        shape = {warps, 0};  // more scratch than a block may have: none fits
+        return status;
+    }
     int blocks = 0;
-    const cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, compress_pages_kernel<Kernel>, static_cast<int>(warps * WARP_SIZE),
-        warps * sizeof(CompressScratch<Kernel>));
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, compress_pages_kernel<Kernel>,
+                                                           static_cast<int>(warps * WARP_SIZE),
+                                                           warps * sizeof(CompressScratch<Kernel>));
     shape = {warps, warps * static_cast<unsigned>(blocks)};
     return status;
 }

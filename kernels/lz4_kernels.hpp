@@ -30,7 +30,8 @@ cudaError_t launch_gather_pages(const std::uint64_t* sources, std::uint8_t* page
 // The block shape of `kernel` on the current device, found once per device
 // with the CUDA occupancy calculator: of 1 to 32 warps a block, the size that
 // keeps the most warps on a multiprocessor, the smallest of those.  With
-// warps_per_block, the warps that blocks of that size keep resident.
+// warps_per_block, the warps that blocks of that size keep resident (0 when
+// such a block does not fit).
 cudaError_t compress_block_shape(CompressKernel kernel, BlockShape& shape,
                                  unsigned warps_per_block = 0);
 
