@@ -15,6 +15,20 @@
 
 namespace ozram::testing {
 
+// Throws on a CUDA error, with its text.
+inline void check_cuda(cudaError_t e) {
+    if (e != cudaSuccess)
+        throw std::runtime_error(cudaGetErrorString(e));
+}
+
+// Device memory of `bytes` bytes, as a T*.
+template <class T>
+T* device_alloc(std::size_t bytes) {
+    void* p = nullptr;
+    check_cuda(cudaMalloc(&p, bytes));
+    return static_cast<T*>(p);
+}
+
 struct DeviceDecoded {
     kernels::PageStatus status;
     Page page;
@@ -32,43 +46,34 @@ inline std::vector<DeviceDecoded> decode_on_device(
         descriptors[i] = {0, static_cast<std::uint32_t>(blocks[i].size()), PageEncoding::Lz4, 0xff,
                           0};
     }
-    auto check = [](cudaError_t e) {
-        if (e != cudaSuccess)
-            throw std::runtime_error(cudaGetErrorString(e));
-    };
-    auto allocate = [&](std::size_t bytes) {
-        void* p = nullptr;
-        check(cudaMalloc(&p, bytes));
-        return p;
-    };
-    auto* device_slots = static_cast<std::uint8_t*>(allocate(slots.size()));
-    auto* device_pages = static_cast<std::uint8_t*>(allocate(slots.size()));
+    auto* device_slots = device_alloc<std::uint8_t>(slots.size());
+    auto* device_pages = device_alloc<std::uint8_t>(slots.size());
     auto* device_descriptors =
-        static_cast<kernels::PageDescriptor*>(allocate(n * sizeof(kernels::PageDescriptor)));
-    auto* device_offsets = static_cast<std::uint32_t*>(allocate(n * sizeof(std::uint32_t)));
-    auto* device_destinations = static_cast<std::uint64_t*>(allocate(n * sizeof(std::uint64_t)));
+        device_alloc<kernels::PageDescriptor>(n * sizeof(kernels::PageDescriptor));
+    auto* device_offsets = device_alloc<std::uint32_t>(n * sizeof(std::uint32_t));
+    auto* device_destinations = device_alloc<std::uint64_t>(n * sizeof(std::uint64_t));
     std::vector<std::uint32_t> offsets(n);
     std::vector<std::uint64_t> destinations(n);
     for (std::size_t i = 0; i < n; ++i) {
         offsets[i] = static_cast<std::uint32_t>(i * PAGE_SIZE);
         destinations[i] = reinterpret_cast<std::uint64_t>(device_pages + i * PAGE_SIZE);
     }
-    check(cudaMemcpy(device_slots, slots.data(), slots.size(), cudaMemcpyHostToDevice));
-    check(cudaMemset(device_pages, 0xee, slots.size()));
-    check(cudaMemcpy(device_descriptors, descriptors.data(), n * sizeof(kernels::PageDescriptor),
-                     cudaMemcpyHostToDevice));
-    check(cudaMemcpy(device_offsets, offsets.data(), n * sizeof(std::uint32_t),
-                     cudaMemcpyHostToDevice));
-    check(cudaMemcpy(device_destinations, destinations.data(), n * sizeof(std::uint64_t),
-                     cudaMemcpyHostToDevice));
-    check(kernels::launch_decompress_pages(device_slots, device_offsets, device_descriptors,
-                                           device_destinations, static_cast<std::uint32_t>(n),
-                                           nullptr));
-    check(cudaDeviceSynchronize());
+    check_cuda(cudaMemcpy(device_slots, slots.data(), slots.size(), cudaMemcpyHostToDevice));
+    check_cuda(cudaMemset(device_pages, 0xee, slots.size()));
+    check_cuda(cudaMemcpy(device_descriptors, descriptors.data(),
+                          n * sizeof(kernels::PageDescriptor), cudaMemcpyHostToDevice));
+    check_cuda(cudaMemcpy(device_offsets, offsets.data(), n * sizeof(std::uint32_t),
+                          cudaMemcpyHostToDevice));
+    check_cuda(cudaMemcpy(device_destinations, destinations.data(), n * sizeof(std::uint64_t),
+                          cudaMemcpyHostToDevice));
+    check_cuda(kernels::launch_decompress_pages(device_slots, device_offsets, device_descriptors,
+                                                device_destinations, static_cast<std::uint32_t>(n),
+                                                nullptr));
+    check_cuda(cudaDeviceSynchronize());
     std::vector<std::uint8_t> pages(slots.size());
-    check(cudaMemcpy(pages.data(), device_pages, pages.size(), cudaMemcpyDeviceToHost));
-    check(cudaMemcpy(descriptors.data(), device_descriptors, n * sizeof(kernels::PageDescriptor),
-                     cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(pages.data(), device_pages, pages.size(), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(descriptors.data(), device_descriptors,
+                          n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost));
     cudaFree(device_slots);
     cudaFree(device_pages);
     cudaFree(device_descriptors);
@@ -94,33 +99,24 @@ inline std::vector<DeviceCompressed> compress_on_device(const std::vector<Page>&
                                                         kernels::CompressKernel kernel,
                                                         unsigned warps_per_block) {
     const std::size_t n = pages.size();
-    auto check = [](cudaError_t e) {
-        if (e != cudaSuccess)
-            throw std::runtime_error(cudaGetErrorString(e));
-    };
-    auto allocate = [&](std::size_t bytes) {
-        void* p = nullptr;
-        check(cudaMalloc(&p, bytes));
-        return p;
-    };
-    auto* device_pages = static_cast<std::uint8_t*>(allocate(n * PAGE_SIZE));
-    auto* device_slots = static_cast<std::uint8_t*>(allocate(n * PAGE_SIZE + kernels::BUFFER_PAD));
+    auto* device_pages = device_alloc<std::uint8_t>(n * PAGE_SIZE);
+    auto* device_slots = device_alloc<std::uint8_t>(n * PAGE_SIZE + kernels::BUFFER_PAD);
     auto* device_descriptors =
-        static_cast<kernels::PageDescriptor*>(allocate(n * sizeof(kernels::PageDescriptor)));
+        device_alloc<kernels::PageDescriptor>(n * sizeof(kernels::PageDescriptor));
     for (std::size_t i = 0; i < n; ++i)
-        check(cudaMemcpy(device_pages + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
-                         cudaMemcpyHostToDevice));
-    check(cudaMemset(device_descriptors, 0xee, n * sizeof(kernels::PageDescriptor)));
-    check(kernels::launch_compress_pages(kernel, device_pages, device_slots, device_descriptors,
-                                         static_cast<std::uint32_t>(n),
-                                         static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD),
-                                         nullptr, nullptr, false, warps_per_block));
-    check(cudaDeviceSynchronize());
+        check_cuda(cudaMemcpy(device_pages + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
+                              cudaMemcpyHostToDevice));
+    check_cuda(cudaMemset(device_descriptors, 0xee, n * sizeof(kernels::PageDescriptor)));
+    check_cuda(kernels::launch_compress_pages(kernel, device_pages, device_slots,
+                                              device_descriptors, static_cast<std::uint32_t>(n),
+                                              static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD),
+                                              nullptr, nullptr, false, warps_per_block));
+    check_cuda(cudaDeviceSynchronize());
     std::vector<std::uint8_t> slots(n * PAGE_SIZE);
     std::vector<kernels::PageDescriptor> descriptors(n);
-    check(cudaMemcpy(slots.data(), device_slots, slots.size(), cudaMemcpyDeviceToHost));
-    check(cudaMemcpy(descriptors.data(), device_descriptors, n * sizeof(kernels::PageDescriptor),
-                     cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(slots.data(), device_slots, slots.size(), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(descriptors.data(), device_descriptors,
+                          n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost));
     cudaFree(device_pages);
     cudaFree(device_slots);
     cudaFree(device_descriptors);
