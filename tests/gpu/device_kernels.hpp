@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -21,12 +22,19 @@ inline void check_cuda(cudaError_t e) {
         throw std::runtime_error(cudaGetErrorString(e));
 }
 
+// Device memory, freed on every path out, a thrown check included.
+struct CudaFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+template <class T>
+using DeviceBuffer = std::unique_ptr<T, CudaFree>;
+
 // Device memory of `bytes` bytes, as a T*.
 template <class T>
-T* device_alloc(std::size_t bytes) {
+DeviceBuffer<T> device_alloc(std::size_t bytes) {
     void* p = nullptr;
     check_cuda(cudaMalloc(&p, bytes));
-    return static_cast<T*>(p);
+    return DeviceBuffer<T>(static_cast<T*>(p));
 }
 
 struct DeviceDecoded {
@@ -46,39 +54,34 @@ inline std::vector<DeviceDecoded> decode_on_device(
         descriptors[i] = {0, static_cast<std::uint32_t>(blocks[i].size()), PageEncoding::Lz4, 0xff,
                           0};
     }
-    auto* device_slots = device_alloc<std::uint8_t>(slots.size());
-    auto* device_pages = device_alloc<std::uint8_t>(slots.size());
-    auto* device_descriptors =
+    const auto device_slots = device_alloc<std::uint8_t>(slots.size());
+    const auto device_pages = device_alloc<std::uint8_t>(slots.size());
+    const auto device_descriptors =
         device_alloc<kernels::PageDescriptor>(n * sizeof(kernels::PageDescriptor));
-    auto* device_offsets = device_alloc<std::uint32_t>(n * sizeof(std::uint32_t));
-    auto* device_destinations = device_alloc<std::uint64_t>(n * sizeof(std::uint64_t));
+    const auto device_offsets = device_alloc<std::uint32_t>(n * sizeof(std::uint32_t));
+    const auto device_destinations = device_alloc<std::uint64_t>(n * sizeof(std::uint64_t));
     std::vector<std::uint32_t> offsets(n);
     std::vector<std::uint64_t> destinations(n);
     for (std::size_t i = 0; i < n; ++i) {
         offsets[i] = static_cast<std::uint32_t>(i * PAGE_SIZE);
-        destinations[i] = reinterpret_cast<std::uint64_t>(device_pages + i * PAGE_SIZE);
+        destinations[i] = reinterpret_cast<std::uint64_t>(device_pages.get() + i * PAGE_SIZE);
     }
-    check_cuda(cudaMemcpy(device_slots, slots.data(), slots.size(), cudaMemcpyHostToDevice));
-    check_cuda(cudaMemset(device_pages, 0xee, slots.size()));
-    check_cuda(cudaMemcpy(device_descriptors, descriptors.data(),
+    check_cuda(cudaMemcpy(device_slots.get(), slots.data(), slots.size(), cudaMemcpyHostToDevice));
+    check_cuda(cudaMemset(device_pages.get(), 0xee, slots.size()));
+    check_cuda(cudaMemcpy(device_descriptors.get(), descriptors.data(),
                           n * sizeof(kernels::PageDescriptor), cudaMemcpyHostToDevice));
-    check_cuda(cudaMemcpy(device_offsets, offsets.data(), n * sizeof(std::uint32_t),
+    check_cuda(cudaMemcpy(device_offsets.get(), offsets.data(), n * sizeof(std::uint32_t),
                           cudaMemcpyHostToDevice));
-    check_cuda(cudaMemcpy(device_destinations, destinations.data(), n * sizeof(std::uint64_t),
+    check_cuda(cudaMemcpy(device_destinations.get(), destinations.data(), n * sizeof(std::uint64_t),
                           cudaMemcpyHostToDevice));
-    check_cuda(kernels::launch_decompress_pages(device_slots, device_offsets, device_descriptors,
-                                                device_destinations, static_cast<std::uint32_t>(n),
-                                                nullptr));
+    check_cuda(kernels::launch_decompress_pages(device_slots.get(), device_offsets.get(),
+                                                device_descriptors.get(), device_destinations.get(),
+                                                static_cast<std::uint32_t>(n), nullptr));
     check_cuda(cudaDeviceSynchronize());
     std::vector<std::uint8_t> pages(slots.size());
-    check_cuda(cudaMemcpy(pages.data(), device_pages, pages.size(), cudaMemcpyDeviceToHost));
-    check_cuda(cudaMemcpy(descriptors.data(), device_descriptors,
+    check_cuda(cudaMemcpy(pages.data(), device_pages.get(), pages.size(), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(descriptors.data(), device_descriptors.get(),
                           n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost));
-    cudaFree(device_slots);
-    cudaFree(device_pages);
-    cudaFree(device_descriptors);
-    cudaFree(device_offsets);
-    cudaFree(device_destinations);
 
     std::vector<DeviceDecoded> decoded(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -99,27 +102,24 @@ inline std::vector<DeviceCompressed> compress_on_device(const std::vector<Page>&
                                                         kernels::CompressKernel kernel,
                                                         unsigned warps_per_block) {
     const std::size_t n = pages.size();
-    auto* device_pages = device_alloc<std::uint8_t>(n * PAGE_SIZE);
-    auto* device_slots = device_alloc<std::uint8_t>(n * PAGE_SIZE + kernels::BUFFER_PAD);
-    auto* device_descriptors =
+    const auto device_pages = device_alloc<std::uint8_t>(n * PAGE_SIZE);
+    const auto device_slots = device_alloc<std::uint8_t>(n * PAGE_SIZE + kernels::BUFFER_PAD);
+    const auto device_descriptors =
         device_alloc<kernels::PageDescriptor>(n * sizeof(kernels::PageDescriptor));
     for (std::size_t i = 0; i < n; ++i)
-        check_cuda(cudaMemcpy(device_pages + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
+        check_cuda(cudaMemcpy(device_pages.get() + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
                               cudaMemcpyHostToDevice));
-    check_cuda(cudaMemset(device_descriptors, 0xee, n * sizeof(kernels::PageDescriptor)));
-    check_cuda(kernels::launch_compress_pages(kernel, device_pages, device_slots,
-                                              device_descriptors, static_cast<std::uint32_t>(n),
-                                              static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD),
-                                              nullptr, nullptr, false, warps_per_block));
+    check_cuda(cudaMemset(device_descriptors.get(), 0xee, n * sizeof(kernels::PageDescriptor)));
+    check_cuda(kernels::launch_compress_pages(
+        kernel, device_pages.get(), device_slots.get(), device_descriptors.get(),
+        static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD), nullptr,
+        nullptr, false, warps_per_block));
     check_cuda(cudaDeviceSynchronize());
     std::vector<std::uint8_t> slots(n * PAGE_SIZE);
     std::vector<kernels::PageDescriptor> descriptors(n);
-    check_cuda(cudaMemcpy(slots.data(), device_slots, slots.size(), cudaMemcpyDeviceToHost));
-    check_cuda(cudaMemcpy(descriptors.data(), device_descriptors,
+    check_cuda(cudaMemcpy(slots.data(), device_slots.get(), slots.size(), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(descriptors.data(), device_descriptors.get(),
                           n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost));
-    cudaFree(device_pages);
-    cudaFree(device_slots);
-    cudaFree(device_descriptors);
 
     std::vector<DeviceCompressed> compressed(n);
     for (std::size_t i = 0; i < n; ++i) {
