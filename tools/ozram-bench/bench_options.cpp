@@ -78,8 +78,11 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      uses it (the corpus registered with the CUDA driver and
                      read in place, compressed bytes written by the device
                      into registered 4 KiB output buffers, 4 batches in
-                     flight); gpu-copy, with every page copied into pinned
-                     buffers and the bytes copied out by the host; one
+                     flight); gpu-stream, the same with the corpus 8 times
+                     in one stream of batches a pass (its steady state,
+                     figures per corpus); gpu-copy, with every page copied
+                     into pinned buffers and the bytes copied out by the
+                     host; one
                      kernel-NAME row per compression kernel, the kernels
                      alone on the corpus in device memory (compress: the
                      compression kernel; decompress: the decompression

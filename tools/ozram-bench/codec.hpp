@@ -54,12 +54,16 @@ class Codec {
 // The GPU backend as the agent uses it ("gpu"): pages read in place from
 // registered memory, compressed bytes written by the device straight into
 // registered 4 KiB output buffers, several batches in flight (gpu_codec.cpp).
-// The caller has registered the corpus with `gpu`.  With a `timeline` path,
-// each pass writes its timeline there (timeline.hpp) and summarizes it on
-// stderr; the last pass's file stays.
+// The caller has registered the corpus with `gpu`, which rows may share.
+// With a `timeline` path, each pass writes its timeline there (timeline.hpp)
+// and summarizes it on stderr; the last pass's file stays.  With `rounds`,
+// a pass is the corpus that many times over in one stream of batches, and
+// its figures are per corpus ("gpu-stream": the pipeline's fill and drain
+// spread over GPU_STREAM_ROUNDS corpora).
 [[nodiscard]] std::unique_ptr<Codec> make_gpu_codec(std::string name,
-                                                    std::unique_ptr<GpuBatchCompressor> gpu,
-                                                    std::string timeline = {});
+                                                    std::shared_ptr<GpuBatchCompressor> gpu,
+                                                    std::string timeline = {}, unsigned rounds = 1);
+inline constexpr unsigned GPU_STREAM_ROUNDS = 8;
 
 // The reference for a format: its own library alone on every page, fanned
 // out over `threads` std::threads per batch (threads started per batch, one

@@ -74,12 +74,15 @@ int print_crossover() {
 }
 
 // The GPU codecs, or none (with the reason on stderr) when there is no GPU:
-//   gpu       the backend as the agent uses it: the corpus registered with
-//             the driver and read in place (pinned host pages in), bytes
-//             written by the device into registered output buffers;
-//   gpu-copy  every page copied into a pinned buffer and every block copied
-//             out by the host, as for memory the driver cannot register.
-// `in_place` is set to the first, which must read every page in place.
+//   gpu         the backend as the agent uses it: the corpus registered with
+//               the driver and read in place (pinned host pages in), bytes
+//               written by the device into registered output buffers;
+//   gpu-stream  the same compressor, the corpus GPU_STREAM_ROUNDS times in
+//               one stream of batches a pass: the pipeline's steady state;
+//   gpu-copy    every page copied into a pinned buffer and every block copied
+//               out by the host, as for memory the driver cannot register.
+// `in_place` is set to the compressor of the first two, which must read every
+// page in place.
 std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, const Corpus& corpus,
                                                     const GpuBatchCompressor*& in_place) {
     std::vector<std::unique_ptr<Codec>> codecs;
@@ -93,10 +96,11 @@ std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, cons
                                 .huge_threshold = options.huge_threshold,
                                 .kernel = options.gpu_kernel};
     try {
-        auto gpu = GpuBatchCompressor::create(config);
+        std::shared_ptr<GpuBatchCompressor> gpu = GpuBatchCompressor::create(config);
         if (gpu->register_host_region(corpus.bytes())) {
             in_place = gpu.get();
-            codecs.push_back(make_gpu_codec("gpu", std::move(gpu), options.timeline));
+            codecs.push_back(make_gpu_codec("gpu", gpu, options.timeline));
+            codecs.push_back(make_gpu_codec("gpu-stream", gpu, {}, GPU_STREAM_ROUNDS));
         } else {
             std::cerr << "ozram-bench: gpu (in place): skipped: the driver cannot register "
                          "the corpus mapping\n";
@@ -263,7 +267,10 @@ int run(const Options& options) {
     for (const auto& row : rows) {
         mismatches += row.mismatches;
     }
-    const std::uint64_t pages_run = std::uint64_t{options.repeats} * corpus.page_count();
+    // Each pass of the gpu row reads the corpus once, of the gpu-stream row
+    // GPU_STREAM_ROUNDS times.
+    const std::uint64_t pages_run =
+        std::uint64_t{options.repeats} * corpus.page_count() * (1 + GPU_STREAM_ROUNDS);
     if (in_place != nullptr && in_place->pages_read_in_place() != pages_run) {
         std::cerr << "ozram-bench: gpu: only " << in_place->pages_read_in_place() << " of "
                   << pages_run << " pages were read in place: its row is not what it says\n";
