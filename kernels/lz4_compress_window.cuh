@@ -202,17 +202,20 @@ OZRAM_KERNEL_FN std::uint32_t backward_extension(const Warp& warp, const std::ui
 }
 
 // How many bytes at page[a...] equal those at page[b...] (b < a), stopping at
-// MATCH_END_LIMIT.  Each lane compares 4 bytes as a word: 128 bytes a step.
+// MATCH_END_LIMIT, for the bytes after a match's first 4 (a is at most
+// MATCH_START_LIMIT + MIN_MATCH).  Each lane compares 4 bytes as a word: 128
+// bytes a step.
 OZRAM_KERNEL_FN std::uint32_t forward_extension(const Warp& warp, const std::uint8_t* page,
                                                 std::uint32_t a, std::uint32_t b) {
     const std::uint32_t limit = lz4::MATCH_END_LIMIT - a;
     // Nearly half of all matches end within their next 4 bytes: one word
-    // compare tells, without the warp.
-    if (limit >= 4) {
-        const std::uint32_t differ = load_u32_at(page, a) ^ load_u32_at(page, b);
-        if (differ != 0)
-            return lowest_lane(differ) / 8;
-    }
+    // compare tells, without the warp.  Its first differing byte (0 to 3)
+    // is never past the limit, which leaves at least 3 bytes, so the word
+    // needs no test of the limit.
+    static_assert(lz4::MATCH_END_LIMIT - (lz4::MATCH_START_LIMIT + lz4::MIN_MATCH) >= 3);
+    const std::uint32_t differ = load_u32_at(page, a) ^ load_u32_at(page, b);
+    if (differ != 0)
+        return lowest_lane(differ) / 8;
     for (std::uint32_t done = 0;; done += 4 * WARP_SIZE) {
         if (done >= limit)
             return limit;
