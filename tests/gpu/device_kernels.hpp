@@ -29,11 +29,11 @@ struct CudaFree {
 template <class T>
 using DeviceBuffer = std::unique_ptr<T, CudaFree>;
 
-// Device memory of `bytes` bytes, as a T*.
+// Device memory for `count` objects of type T.
 template <class T>
-DeviceBuffer<T> device_alloc(std::size_t bytes) {
+DeviceBuffer<T> device_alloc(std::size_t count) {
     void* p = nullptr;
-    check_cuda(cudaMalloc(&p, bytes));
+    check_cuda(cudaMalloc(&p, count * sizeof(T)));
     return DeviceBuffer<T>(static_cast<T*>(p));
 }
 
@@ -56,10 +56,9 @@ inline std::vector<DeviceDecoded> decode_on_device(
     }
     const auto device_slots = device_alloc<std::uint8_t>(slots.size());
     const auto device_pages = device_alloc<std::uint8_t>(slots.size());
-    const auto device_descriptors =
-        device_alloc<kernels::PageDescriptor>(n * sizeof(kernels::PageDescriptor));
-    const auto device_offsets = device_alloc<std::uint32_t>(n * sizeof(std::uint32_t));
-    const auto device_destinations = device_alloc<std::uint64_t>(n * sizeof(std::uint64_t));
+    const auto device_descriptors = device_alloc<kernels::PageDescriptor>(n);
+    const auto device_offsets = device_alloc<std::uint32_t>(n);
+    const auto device_destinations = device_alloc<std::uint64_t>(n);
     std::vector<std::uint32_t> offsets(n);
     std::vector<std::uint64_t> destinations(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -104,8 +103,7 @@ inline std::vector<DeviceCompressed> compress_on_device(const std::vector<Page>&
     const std::size_t n = pages.size();
     const auto device_pages = device_alloc<std::uint8_t>(n * PAGE_SIZE);
     const auto device_slots = device_alloc<std::uint8_t>(n * PAGE_SIZE + kernels::BUFFER_PAD);
-    const auto device_descriptors =
-        device_alloc<kernels::PageDescriptor>(n * sizeof(kernels::PageDescriptor));
+    const auto device_descriptors = device_alloc<kernels::PageDescriptor>(n);
     for (std::size_t i = 0; i < n; ++i)
         check_cuda(cudaMemcpy(device_pages.get() + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
                               cudaMemcpyHostToDevice));
