@@ -5,10 +5,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <memory>
-#include <stdexcept>
 #include <vector>
 
+#include "kernels/device_buffer.hpp"
 #include "kernels/lz4_kernels.hpp"
 #include "kernels/page_copy.cuh"
 #include "ozram/backend.hpp"
@@ -16,26 +15,8 @@
 
 namespace ozram::testing {
 
-// Throws on a CUDA error, with its text.
-inline void check_cuda(cudaError_t e) {
-    if (e != cudaSuccess)
-        throw std::runtime_error(cudaGetErrorString(e));
-}
-
-// Device memory, freed on every path out, a thrown check included.
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-template <class T>
-using DeviceBuffer = std::unique_ptr<T, CudaFree>;
-
-// Device memory for `count` objects of type T.
-template <class T>
-DeviceBuffer<T> device_alloc(std::size_t count) {
-    void* p = nullptr;
-    check_cuda(cudaMalloc(&p, count * sizeof(T)));
-    return DeviceBuffer<T>(static_cast<T*>(p));
-}
+using kernels::check_cuda;
+using kernels::device_alloc;
 
 struct DeviceDecoded {
     kernels::PageStatus status;
@@ -65,22 +46,29 @@ inline std::vector<DeviceDecoded> decode_on_device(
         offsets[i] = static_cast<std::uint32_t>(i * PAGE_SIZE);
         destinations[i] = reinterpret_cast<std::uint64_t>(device_pages.get() + i * PAGE_SIZE);
     }
-    check_cuda(cudaMemcpy(device_slots.get(), slots.data(), slots.size(), cudaMemcpyHostToDevice));
-    check_cuda(cudaMemset(device_pages.get(), 0xee, slots.size()));
+    check_cuda(cudaMemcpy(device_slots.get(), slots.data(), slots.size(), cudaMemcpyHostToDevice),
+               "cudaMemcpy");
+    check_cuda(cudaMemset(device_pages.get(), 0xee, slots.size()), "cudaMemset");
     check_cuda(cudaMemcpy(device_descriptors.get(), descriptors.data(),
-                          n * sizeof(kernels::PageDescriptor), cudaMemcpyHostToDevice));
+                          n * sizeof(kernels::PageDescriptor), cudaMemcpyHostToDevice),
+               "cudaMemcpy");
     check_cuda(cudaMemcpy(device_offsets.get(), offsets.data(), n * sizeof(std::uint32_t),
-                          cudaMemcpyHostToDevice));
+                          cudaMemcpyHostToDevice),
+               "cudaMemcpy");
     check_cuda(cudaMemcpy(device_destinations.get(), destinations.data(), n * sizeof(std::uint64_t),
-                          cudaMemcpyHostToDevice));
+                          cudaMemcpyHostToDevice),
+               "cudaMemcpy");
     check_cuda(kernels::launch_decompress_pages(device_slots.get(), device_offsets.get(),
                                                 device_descriptors.get(), device_destinations.get(),
-                                                static_cast<std::uint32_t>(n), nullptr));
-    check_cuda(cudaDeviceSynchronize());
+                                                static_cast<std::uint32_t>(n), nullptr),
+               "launch_decompress_pages");
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::vector<std::uint8_t> pages(slots.size());
-    check_cuda(cudaMemcpy(pages.data(), device_pages.get(), pages.size(), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(pages.data(), device_pages.get(), pages.size(), cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
     check_cuda(cudaMemcpy(descriptors.data(), device_descriptors.get(),
-                          n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost));
+                          n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
 
     std::vector<DeviceDecoded> decoded(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -102,22 +90,28 @@ inline std::vector<DeviceCompressed> compress_on_device(const std::vector<Page>&
                                                         unsigned warps_per_block) {
     const std::size_t n = pages.size();
     const auto device_pages = device_alloc<std::uint8_t>(n * PAGE_SIZE);
-    const auto device_slots = device_alloc<std::uint8_t>(n * PAGE_SIZE + kernels::BUFFER_PAD);
+    const auto device_slots = device_alloc<std::uint8_t>(n * PAGE_SIZE, kernels::BUFFER_PAD);
     const auto device_descriptors = device_alloc<kernels::PageDescriptor>(n);
     for (std::size_t i = 0; i < n; ++i)
         check_cuda(cudaMemcpy(device_pages.get() + i * PAGE_SIZE, pages[i].data(), PAGE_SIZE,
-                              cudaMemcpyHostToDevice));
-    check_cuda(cudaMemset(device_descriptors.get(), 0xee, n * sizeof(kernels::PageDescriptor)));
-    check_cuda(kernels::launch_compress_pages(
-        kernel, device_pages.get(), device_slots.get(), device_descriptors.get(),
-        static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD), nullptr,
-        nullptr, false, warps_per_block));
-    check_cuda(cudaDeviceSynchronize());
+                              cudaMemcpyHostToDevice),
+                   "cudaMemcpy");
+    check_cuda(cudaMemset(device_descriptors.get(), 0xee, n * sizeof(kernels::PageDescriptor)),
+               "cudaMemset");
+    check_cuda(
+        kernels::launch_compress_pages(kernel, device_pages.get(), device_slots.get(),
+                                       device_descriptors.get(), static_cast<std::uint32_t>(n),
+                                       static_cast<std::uint32_t>(DEFAULT_HUGE_THRESHOLD), nullptr,
+                                       nullptr, false, warps_per_block),
+        "launch_compress_pages");
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::vector<std::uint8_t> slots(n * PAGE_SIZE);
     std::vector<kernels::PageDescriptor> descriptors(n);
-    check_cuda(cudaMemcpy(slots.data(), device_slots.get(), slots.size(), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(slots.data(), device_slots.get(), slots.size(), cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
     check_cuda(cudaMemcpy(descriptors.data(), device_descriptors.get(),
-                          n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost));
+                          n * sizeof(kernels::PageDescriptor), cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
 
     std::vector<DeviceCompressed> compressed(n);
     for (std::size_t i = 0; i < n; ++i) {
