@@ -1,6 +1,6 @@
 // The references the library is measured against: each format's own library
-// and nothing else, fanned out over plain threads.
-#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getParams
+// and nothing else (zstd with the kernel's parameters, set as the agent
+// sets them), fanned out over plain threads.
 #include <lz4.h>
 #include <lz4hc.h>
 #include <lzo/lzo1x.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codec.hpp"
+#include "cpu/zstd_parameters.hpp"
 #include "ozram/page.hpp"
 #include "stopwatch.hpp"
 
@@ -86,8 +87,9 @@ struct LzoFormat {
 };
 
 // libzstd with the kernel's parameters (level 3's for an unknown source
-// size, as crypto/zstd.c takes them), set once on a context per thread;
-// ZSTD_compress2 then pledges each page's size.  Decoded with a context per
+// size, as crypto/zstd.c takes them), set once on a context per thread as
+// the agent's codec sets them; ZSTD_compress2 then pledges each page's
+// size.  Decoded with a context per
 // thread too.
 struct ZstdFormat {
     static constexpr const char* NAME = "libzstd";
@@ -95,25 +97,8 @@ struct ZstdFormat {
         if (cctx == nullptr || dctx == nullptr) {
             throw std::runtime_error("libzstd: no memory for a context");
         }
-        const ZSTD_parameters params = ZSTD_getParams(3, 0, 0);
-        const auto& c = params.cParams;
-        const auto& f = params.fParams;
-        const std::pair<ZSTD_cParameter, int> settings[] = {
-            {ZSTD_c_windowLog, static_cast<int>(c.windowLog)},
-            {ZSTD_c_hashLog, static_cast<int>(c.hashLog)},
-            {ZSTD_c_chainLog, static_cast<int>(c.chainLog)},
-            {ZSTD_c_searchLog, static_cast<int>(c.searchLog)},
-            {ZSTD_c_minMatch, static_cast<int>(c.minMatch)},
-            {ZSTD_c_targetLength, static_cast<int>(c.targetLength)},
-            {ZSTD_c_strategy, static_cast<int>(c.strategy)},
-            {ZSTD_c_contentSizeFlag, f.contentSizeFlag},
-            {ZSTD_c_checksumFlag, f.checksumFlag},
-            {ZSTD_c_dictIDFlag, !f.noDictIDFlag},
-        };
-        for (const auto& [parameter, value] : settings) {
-            if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), parameter, value))) {
-                throw std::runtime_error("libzstd: the kernel's parameters were refused");
-            }
+        if (!codecs::set_kernel_zstd_parameters(cctx.get(), 0)) {
+            throw std::runtime_error("libzstd: the kernel's parameters were refused");
         }
     }
     std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) {

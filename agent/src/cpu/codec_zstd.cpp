@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "cpu/codecs.hpp"
+#include "cpu/zstd_parameters.hpp"
 #include "ozram/error.hpp"
 
 namespace ozram::codecs {
@@ -31,9 +32,7 @@ class ZstdCodec final : public BlockCodec {
         if (context_ == nullptr) {
             throw Error(ENOMEM, "libzstd: no memory for a compression context");
         }
-        const ZSTD_parameters params = level == 0 ? ZSTD_getParams(KERNEL_ZSTD_LEVEL, 0, 0)
-                                                  : ZSTD_getParams(level, PAGE_SIZE, 0);
-        if (!set_up(params)) {
+        if (!set_kernel_zstd_parameters(context_, level)) {
             ZSTD_freeCCtx(context_);
             throw Error(EINVAL, "libzstd refused the kernel's zstd parameters");
         }
@@ -50,38 +49,39 @@ class ZstdCodec final : public BlockCodec {
     }
 
   private:
-    // zstd_cctx_init() of Linux 6.1, call for call; the page's size is
-    // pledged by each ZSTD_compress2.
-    bool set_up(const ZSTD_parameters& params) {
-        const ZSTD_compressionParameters& c = params.cParams;
-        const ZSTD_frameParameters& f = params.fParams;
-        const std::pair<ZSTD_cParameter, int> settings[] = {
-            {ZSTD_c_windowLog, static_cast<int>(c.windowLog)},
-            {ZSTD_c_hashLog, static_cast<int>(c.hashLog)},
-            {ZSTD_c_chainLog, static_cast<int>(c.chainLog)},
-            {ZSTD_c_searchLog, static_cast<int>(c.searchLog)},
-            {ZSTD_c_minMatch, static_cast<int>(c.minMatch)},
-            {ZSTD_c_targetLength, static_cast<int>(c.targetLength)},
-            {ZSTD_c_strategy, static_cast<int>(c.strategy)},
-            {ZSTD_c_contentSizeFlag, f.contentSizeFlag},
-            {ZSTD_c_checksumFlag, f.checksumFlag},
-            {ZSTD_c_dictIDFlag, !f.noDictIDFlag},
-        };
-        if (ZSTD_isError(ZSTD_CCtx_reset(context_, ZSTD_reset_session_and_parameters))) {
-            return false;
-        }
-        for (const auto& [parameter, value] : settings) {
-            if (ZSTD_isError(ZSTD_CCtx_setParameter(context_, parameter, value))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     ZSTD_CCtx* context_;
 };
 
 }  // namespace
+
+// The page's size is not set here: each ZSTD_compress2 pledges it.
+bool set_kernel_zstd_parameters(ZSTD_CCtx* context, int level) {
+    const ZSTD_parameters params =
+        level == 0 ? ZSTD_getParams(KERNEL_ZSTD_LEVEL, 0, 0) : ZSTD_getParams(level, PAGE_SIZE, 0);
+    const ZSTD_compressionParameters& c = params.cParams;
+    const ZSTD_frameParameters& f = params.fParams;
+    const std::pair<ZSTD_cParameter, int> settings[] = {
+        {ZSTD_c_windowLog, static_cast<int>(c.windowLog)},
+        {ZSTD_c_hashLog, static_cast<int>(c.hashLog)},
+        {ZSTD_c_chainLog, static_cast<int>(c.chainLog)},
+        {ZSTD_c_searchLog, static_cast<int>(c.searchLog)},
+        {ZSTD_c_minMatch, static_cast<int>(c.minMatch)},
+        {ZSTD_c_targetLength, static_cast<int>(c.targetLength)},
+        {ZSTD_c_strategy, static_cast<int>(c.strategy)},
+        {ZSTD_c_contentSizeFlag, f.contentSizeFlag},
+        {ZSTD_c_checksumFlag, f.checksumFlag},
+        {ZSTD_c_dictIDFlag, !f.noDictIDFlag},
+    };
+    if (ZSTD_isError(ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters))) {
+        return false;
+    }
+    for (const auto& [parameter, value] : settings) {
+        if (ZSTD_isError(ZSTD_CCtx_setParameter(context, parameter, value))) {
+            return false;
+        }
+    }
+    return true;
+}
 
 std::unique_ptr<BlockCodec> make_zstd(int level) {
     return std::make_unique<ZstdCodec>(level);
