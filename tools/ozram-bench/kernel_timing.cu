@@ -2,9 +2,6 @@
 #include <lz4.h>
 
 #include <cstring>
-#include <iostream>
-#include <stdexcept>
-#include <string>
 
 #include "kernel_timing.hpp"
 #include "kernels/device_buffer.hpp"
