@@ -6,13 +6,13 @@
 // hash, and a candidate: the nearest earlier lane of the window with the same
 // hash, else the hash table's entry (the last position with that hash in an
 // earlier window).  A ballot of the lanes whose candidate holds the same 4
-// bytes is the window's match mask; every position of the window then goes
-// into the table.  The parse walks the mask: the lowest match at or after the
-// parse position wins, is extended backwards over pending literals and
-// forwards 128 bytes a step, and the parse resumes at its end, in the same
-// window while the end lies inside it.  A window is probed once, however
-// many matches it holds; positions that a match covers past the window's end
-// are skipped, as liblz4 skips them.
+// bytes is the window's match mask; every position of the window that no
+// match covers then goes into the table.  The parse walks the mask: the
+// lowest match at or after the parse position wins, is extended backwards
+// over pending literals and forwards 128 bytes a step, and the parse resumes
+// at its end, in the same window while the end lies inside it.  A window is
+// probed once, however many matches it holds; positions that a match covers
+// past the window's end are skipped, as liblz4 skips them.
 //
 // Sequences are not written as they are found: lane k keeps the k-th of up to
 // 32.  Before a window that could find more than the lanes have room for, the
@@ -21,9 +21,10 @@
 // a sequence is then a few instructions of uniform code, with no test of the
 // lanes' room or of the block's limit; its sizing runs on its own lane.
 //
-// The output is a valid LZ4 block, not liblz4's block: every position is a
-// match candidate for later ones (liblz4 inserts only those it probes) and
-// there are no acceleration skips, so it is usually a little smaller.
+// The output is a valid LZ4 block, not liblz4's block: every probed position
+// that no match covers is a match candidate for later ones (liblz4 inserts
+// only those it probes) and there are no acceleration skips, so it is
+// usually a little smaller.
 #pragma once
 
 #include <cstdint>
