@@ -151,7 +151,7 @@ N threads, and whether both store the same bytes to within 0.1 %.
   -h, --help         show this help
 
 Exit status: 0 every page verified, 1 a page did not round-trip or an error,
-2 usage error or (with --backend gpu) no usable GPU.
+2 usage error or (with --backend gpu or kernels) no usable GPU.
 )";
 }
 

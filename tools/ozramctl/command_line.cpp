@@ -292,18 +292,21 @@ std::string usage_text(Subcommand subcommand) {
                    "                      otherwise (JSON and prometheus: the whole output)\n"
                    "      --interval SECS seconds between samples under --watch (default 1)\n";
         case Subcommand::agent:
-            return "Usage: ozramctl agent [-j] [-w [--interval SECS]]\n"
+            return "Usage: ozramctl agent [-j] [-b] [-w [--interval SECS]]\n"
                    "State of the compression agent (ozramd) and of the offload ring:\n"
                    "attached or not, pid, ring occupancy, batches, pages per backend,\n"
                    "fallbacks, rejected completions, verify failures (n/a: not reported\n"
                    "by this module).\n"
                    "  -j, --json          one JSON object\n"
+                   "  -b, --bytes         sizes in bytes\n"
                    "  -w, --watch         print again every interval until interrupted\n"
                    "      --interval SECS seconds between samples under --watch (default 1)\n";
         case Subcommand::reset_stats:
             return "Usage: ozramctl reset-stats [DEV]\n"
-                   "Reset the event counters (io_stat, debug_stat, huge_pages_since,\n"
-                   "mem_used_max) of DEV or of every device.  Needs CAP_NET_ADMIN.\n";
+                   "Restart from 0 every counter (*_total but compacted_pages_total,\n"
+                   "which the allocator keeps), clear the latency histograms and restart\n"
+                   "mem_used_max_bytes, of DEV or of every device; the gauges are kept.\n"
+                   "Needs CAP_NET_ADMIN.\n";
         case Subcommand::compact:
             return "Usage: ozramctl compact [DEV]\n"
                    "Compact the memory allocator of DEV or of every initialized device.\n"
