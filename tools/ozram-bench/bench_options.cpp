@@ -65,7 +65,7 @@ Reports the stored bytes, the ratio and the median compress and decompress
 throughput (10^9 input bytes/s), then how cpu compares with the library on
 N threads, and whether both store the same bytes to within 0.1 %.
 
-  --input FILE       the corpus
+  -i, --input FILE   the corpus
   --algorithm NAME   the format: lz4 (default), lz4hc, lzo, lzo-rle or zstd
                      (zstd with the kernel's parameters).  The reference rows
                      are liblz4-T, liblz4hc-T, liblzo2-T (lzo and lzo-rle:

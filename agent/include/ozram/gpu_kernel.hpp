@@ -14,8 +14,8 @@ enum class GpuCompressKernel : std::uint8_t {
     Window12,
     Window11,
     Window10,
-    // The first kernel: liblz4's greedy parse, probing 32 positions again
-    // after every match; kept to compare against.
+    // liblz4's greedy parse, which probes 32 positions again after every
+    // match: the baseline that the window parses are measured against.
     Reprobe,
 };
 
