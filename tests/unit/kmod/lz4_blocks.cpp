@@ -10,9 +10,36 @@
 
 extern "C" {
 #include "ozram_lz4_verify.h"
+
+// The kernels' decoders this build has (tests/unit/kmod/CMakeLists.txt).
+#define OZRAM_KERNEL_LZ4_DECODER(kernel, decompress_safe) \
+    int decompress_safe(const char* src, char* dst, int src_size, int dst_capacity);
+#include "kernel_lz4_decoders.h"
+#undef OZRAM_KERNEL_LZ4_DECODER
 }
 
 namespace ozram::testing {
+namespace {
+
+// liblz4's first, then the kernels'; the last entry only ends the list, so
+// that the list is never empty.
+constexpr Decoder DECODERS[] = {
+    {"liblz4", LZ4_decompress_safe},
+#define OZRAM_KERNEL_LZ4_DECODER(kernel, decompress_safe) {kernel, decompress_safe},
+#include "kernel_lz4_decoders.h"
+#undef OZRAM_KERNEL_LZ4_DECODER
+    {nullptr, nullptr},
+};
+
+}  // namespace
+
+std::span<const Decoder> reference_decoders() {
+    return std::span(DECODERS).first(std::size(DECODERS) - 1);
+}
+
+std::span<const Decoder> kernel_decoders() {
+    return reference_decoders().subspan(1);
+}
 
 void BlockWriter::length_bytes(std::uint32_t rest) {
     while (rest >= 255) {
@@ -54,7 +81,8 @@ BlockWriter& BlockWriter::raw(std::span<const std::uint8_t> bytes) {
     return *this;
 }
 
-Bytes liblz4_decode(std::span<const std::uint8_t> block, std::size_t size) {
+Bytes decoder_decode(const Decoder& decoder, std::span<const std::uint8_t> block,
+                     std::size_t size) {
     // An exact-size copy, so that a read past the block is a fault under a
     // sanitizer rather than a read of whatever follows.
     Bytes input(block.begin(), block.end());
@@ -62,18 +90,27 @@ Bytes liblz4_decode(std::span<const std::uint8_t> block, std::size_t size) {
     if (input.empty() || block.size() > INT_MAX) {
         return {};
     }
-    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(input.data()),
-                                      reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(input.size()), static_cast<int>(size));
+    const int n = decoder.decompress_safe(reinterpret_cast<const char*>(input.data()),
+                                          reinterpret_cast<char*>(out.data()),
+                                          static_cast<int>(input.size()), static_cast<int>(size));
     if (n != static_cast<int>(size)) {
         return {};
     }
     return out;
 }
 
-bool liblz4_gives(std::span<const std::uint8_t> block, std::span<const std::uint8_t> page) {
-    const Bytes out = liblz4_decode(block, page.size());
+bool decoder_gives(const Decoder& decoder, std::span<const std::uint8_t> block,
+                   std::span<const std::uint8_t> page) {
+    const Bytes out = decoder_decode(decoder, block, page.size());
     return !out.empty() && std::memcmp(out.data(), page.data(), page.size()) == 0;
+}
+
+bool liblz4_gives(std::span<const std::uint8_t> block, std::span<const std::uint8_t> page) {
+    return decoder_gives(DECODERS[0], block, page);
+}
+
+Bytes liblz4_decode(std::span<const std::uint8_t> block, std::size_t size) {
+    return decoder_decode(DECODERS[0], block, size);
 }
 
 bool module_accepts(std::span<const std::uint8_t> block, std::span<const std::uint8_t> page) {

@@ -1,6 +1,7 @@
 // LZ4 blocks and pages for testing the module's LZ4 check
-// (kmod/ozram_lz4_verify.c) against liblz4: a writer of sequences chosen by
-// hand, pages of the kinds a process holds, and the reference verdict.
+// (kmod/ozram_lz4_verify.c) against the decoders: a writer of sequences
+// chosen by hand, pages of the kinds a process holds, and the reference
+// verdicts of liblz4 and of the kernel's own decoder.
 #pragma once
 
 #include <cstddef>
@@ -36,13 +37,33 @@ class BlockWriter {
     Bytes bytes_;
 };
 
-// The reference verdict: whether LZ4_decompress_safe() decodes `block` into
-// exactly `page.size()` bytes equal to `page`.
+// A decoder with LZ4_decompress_safe()'s contract, and whose it is.
+struct Decoder {
+    const char* name;
+    int (*decompress_safe)(const char* src, char* dst, int src_size, int dst_capacity);
+};
+
+// The decoders the module's verdicts are held against: liblz4's, then the
+// kernel's own (lib/lz4 of each kernel whose source the build found, see
+// CMakeLists.txt), which reads ozram's objects back.
+[[nodiscard]] std::span<const Decoder> reference_decoders();
+
+// The kernels' decoders alone: empty when the build found no kernel source.
+[[nodiscard]] std::span<const Decoder> kernel_decoders();
+
+// A reference verdict: whether `decoder` decodes `block` into exactly
+// `page.size()` bytes equal to `page`.
+[[nodiscard]] bool decoder_gives(const Decoder& decoder, std::span<const std::uint8_t> block,
+                                 std::span<const std::uint8_t> page);
+
+// What `decoder` makes of `block` with room for `size` bytes: the bytes
+// when it returns exactly `size`, else empty.
+[[nodiscard]] Bytes decoder_decode(const Decoder& decoder, std::span<const std::uint8_t> block,
+                                   std::size_t size);
+
+// decoder_gives() and decoder_decode() with liblz4's decoder.
 [[nodiscard]] bool liblz4_gives(std::span<const std::uint8_t> block,
                                 std::span<const std::uint8_t> page);
-
-// What LZ4_decompress_safe() makes of `block` with room for `size` bytes:
-// the bytes when it returns exactly `size`, else empty.
 [[nodiscard]] Bytes liblz4_decode(std::span<const std::uint8_t> block, std::size_t size);
 
 // The module's verdict (ozram_lz4_verify()).

@@ -1,7 +1,8 @@
 // The module's LZ4 check (kmod/ozram_lz4_verify.c), the very file ozram.ko
 // is built from, run in userspace: each of the format's rules and of the
 // decoder's limits, one block at a time.  Every verdict is compared with
-// liblz4's decode and compare as well as with the verdict the test expects.
+// the decode and compare of liblz4 and of the kernel's own decoder as well
+// as with the verdict the test expects.
 #include <gtest/gtest.h>
 #include <lz4hc.h>
 
@@ -14,9 +15,12 @@
 namespace ozram::testing {
 namespace {
 
-// The module's verdict and liblz4's, both expected to be `expected`.
+// The module's verdict and each reference decoder's, all expected to be
+// `expected`.
 void expect_verdict(const Bytes& block, const Bytes& page, bool expected) {
-    EXPECT_EQ(liblz4_gives(block, page), expected) << "liblz4";
+    for (const Decoder& decoder : reference_decoders()) {
+        EXPECT_EQ(decoder_gives(decoder, block, page), expected) << decoder.name;
+    }
     EXPECT_EQ(module_accepts(block, page), expected) << "ozram_lz4_verify";
 }
 
@@ -313,7 +317,24 @@ TEST(Lz4Verify, EveryCutOfABlockIsRefused) {
     for (std::size_t n = 0; n < block.size(); ++n) {
         const Bytes cut(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(n));
         ASSERT_FALSE(module_accepts(cut, page)) << n;
-        ASSERT_FALSE(liblz4_gives(cut, page)) << n;
+        for (const Decoder& decoder : reference_decoders()) {
+            ASSERT_FALSE(decoder_gives(decoder, cut, page)) << decoder.name << ", " << n;
+        }
+    }
+}
+
+// The kernel's decoders stand beside liblz4's in every verdict above; a
+// build without them says so here rather than passing in silence.
+TEST(Lz4Verify, TheKernelsOwnDecodersAreReferences) {
+    if (kernel_decoders().empty()) {
+        GTEST_SKIP() << "no Linux source tree was found at build time: the verdicts are held "
+                        "against liblz4's decoder alone";
+    }
+    std::mt19937_64 rng(5);
+    const Bytes page = make_page(PageKind::Text, rng);
+    const Bytes block = lz4_compress(page);
+    for (const Decoder& decoder : kernel_decoders()) {
+        EXPECT_EQ(decoder_decode(decoder, block, PAGE), page) << decoder.name;
     }
 }
 

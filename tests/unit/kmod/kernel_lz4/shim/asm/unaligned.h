@@ -1,0 +1,2 @@
+/* 6.1's name for <linux/unaligned.h>. */
+#include <linux/unaligned.h>
