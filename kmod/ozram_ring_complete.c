@@ -247,12 +247,13 @@ static bool ozram_ring_superseded(const struct ozram_stage_ref *ref)
  * and a claimed slot is the kernel's until its owner has the outcome, so
  * its request is taken now.  Completions are evidence that the agent
  * drains, which admission waits for.  reap_mutex held: it keeps @claims.
+ * Return: how many claimed a slot.
  */
-void ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n)
+u32 ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	struct ozram_ring_claim *c;
-	u32 i, slot;
+	u32 i, slot, claimed = 0;
 
 	lockdep_assert_held(&r->reap_mutex);
 	spin_lock(&r->lock);
@@ -260,15 +261,16 @@ void ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n)
 		c = &claims[i];
 		c->verdict = ozram_ring_slots_claim(&r->slots, &c->cqe);
 		trace_ozram_complete(&c->cqe, c->verdict);
-		if (c->verdict == OZRAM_RING_BAD_SLOT ||
-		    c->verdict == OZRAM_RING_STALE)
+		if (!ozram_ring_verdict_claims(c->verdict))
 			continue;
 		/* Claimed, so in range: no speculative use past the check. */
 		slot = array_index_nospec(c->cqe.slot, r->slots.nr);
 		c->req = r->reqs[slot];
+		claimed++;
 	}
 	ozram_ring_admit_drained();
 	spin_unlock(&r->lock);
+	return claimed;
 }
 
 /* One completion claimed by ozram_ring_claim_batch(); reap_mutex held. */
@@ -279,7 +281,7 @@ void ozram_ring_complete(const struct ozram_ring_claim *claim, bool may_reclaim)
 	const struct ozram_ring_req *req = &claim->req;
 
 	lockdep_assert_held(&ozram_ring.reap_mutex);
-	if (verdict == OZRAM_RING_BAD_SLOT || verdict == OZRAM_RING_STALE) {
+	if (!ozram_ring_verdict_claims(verdict)) {
 		ozram_ring_count(verdict == OZRAM_RING_STALE ?
 				 OZRAM_RING_STAT_STALE :
 				 OZRAM_RING_STAT_REJECTED, 1);

@@ -100,7 +100,10 @@ struct ozram_ring_state {
 
 	struct mutex reap_mutex;	/* see the list above */
 	u32 cq_head;
-	/* The agent's last progress: a completion reaped or sq_head moved. */
+	/*
+	 * The agent's last progress: a completion that claimed a slot, or
+	 * sq_head moved on towards sq_tail (ozram_ring_sq_head_advanced()).
+	 */
 	unsigned long last_progress;
 	u32 seen_sq_head;
 	struct ozram_ring_claim *claims;	/* OZRAM_RING_REAP_BATCH */
@@ -164,7 +167,7 @@ const void *ozram_ring_output_data(u32 slot);
 void ozram_ring_reap(bool may_reclaim);
 
 /* ozram_ring_complete.c */
-void ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n);
+u32 ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n);
 void ozram_ring_complete(const struct ozram_ring_claim *claim,
 			 bool may_reclaim);
 void ozram_ring_fail(const struct ozram_ring_req *req, bool may_reclaim);

@@ -320,13 +320,14 @@ void ozram_ring_reap(bool may_reclaim)
 		ozram_ring_release_cq_head(a, r->cq_head);
 		return;
 	}
-	r->last_progress = jiffies;
 	while (n) {
 		batch = min_t(u32, n, OZRAM_RING_REAP_BATCH);
 		for (i = 0; i < batch; i++)
 			ozram_ring_read_cqe(a, &r->geo, r->cq_head++,
 					    &r->claims[i].cqe);
-		ozram_ring_claim_batch(r->claims, batch);
+		/* Entries that claim nothing could be written to look alive. */
+		if (ozram_ring_claim_batch(r->claims, batch))
+			r->last_progress = jiffies;
 		for (i = 0; i < batch; i++) {
 			ozram_ring_complete(&r->claims[i], may_reclaim);
 			cond_resched();

@@ -89,6 +89,12 @@ enum ozram_ring_verdict ozram_ring_slots_claim(struct ozram_ring_slots *s,
 	return verdict;
 }
 
+bool ozram_ring_sq_head_advanced(u32 seen, u32 head, u32 sq_tail)
+{
+	/* Indices wrap: compare distances from @seen, not the values. */
+	return head != seen && head - seen <= sq_tail - seen;
+}
+
 unsigned long ozram_ring_take_back_age(unsigned long now,
 				       unsigned long last_progress,
 				       unsigned long timeout)

@@ -78,6 +78,24 @@ enum ozram_ring_verdict ozram_ring_slots_claim(struct ozram_ring_slots *s,
 					       const struct ozram_ring_cqe *cqe);
 
 /*
+ * Whether @verdict, from ozram_ring_slots_claim(), claimed its slot: an
+ * answer that ends a posting, right or wrong.  Only such an answer is the
+ * agent's progress; a completion that claims nothing could be garbage
+ * written to look alive.
+ */
+static inline bool ozram_ring_verdict_claims(enum ozram_ring_verdict verdict)
+{
+	return verdict != OZRAM_RING_BAD_SLOT && verdict != OZRAM_RING_STALE;
+}
+
+/*
+ * Whether the agent's sq_head, now @head, moved on from @seen (where it
+ * last counted as progress) without passing the kernel's @sq_tail: the
+ * agent took pages.  A head that moves back, or past the tail, took none.
+ */
+bool ozram_ring_sq_head_advanced(u32 seen, u32 head, u32 sq_tail);
+
+/*
  * The age in ticks from which a slot in flight is taken back: @timeout
  * when the agent made no progress in the last @timeout ticks, else
  * OZRAM_RING_HARD_TIMEOUTS times that.

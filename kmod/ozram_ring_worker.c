@@ -51,9 +51,10 @@ bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter)
 	u32 slot, n = 0, head;
 
 	lockdep_assert_held(&r->reap_mutex);
-	/* The agent moving sq_head is progress too: it took pages. */
+	/* The agent moving sq_head on is progress too: it took pages. */
 	head = ozram_ring_agent_sq_head();
-	if (head != r->seen_sq_head) {
+	if (ozram_ring_sq_head_advanced(r->seen_sq_head, head,
+					READ_ONCE(r->sq_tail))) {
 		r->seen_sq_head = head;
 		r->last_progress = now;
 	}

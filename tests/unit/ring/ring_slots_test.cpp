@@ -207,6 +207,71 @@ TEST(RingSlots, TakeBackAgeWaitsLongerForAnAgentThatProgresses) {
     EXPECT_EQ(ozram_ring_take_back_age(10, ULONG_MAX - 9, 100), 100u * OZRAM_RING_HARD_TIMEOUTS);
 }
 
+// Progress is an answer that claimed its slot: what claims says of a
+// verdict must be what the claim did to the slot, for every kind of answer.
+TEST(RingSlots, OnlyAnAnswerThatClaimsItsSlotIsProgress) {
+    using Answer = ozram_ring_cqe (*)(std::uint32_t slot, std::uint32_t generation);
+    const Answer answers[] = {
+        [](std::uint32_t slot, std::uint32_t generation) { return raw_answer(slot, generation); },
+        [](std::uint32_t slot, std::uint32_t generation) {
+            return raw_answer(slot, generation + 1);
+        },
+        [](std::uint32_t slot, std::uint32_t generation) {
+            return raw_answer(slot, generation - 1);
+        },
+        [](std::uint32_t, std::uint32_t generation) { return raw_answer(4, generation); },
+        [](std::uint32_t, std::uint32_t generation) { return raw_answer(UINT32_MAX, generation); },
+        [](std::uint32_t slot, std::uint32_t generation) {
+            ozram_ring_cqe cqe = raw_answer(slot, generation);
+            cqe.encoding = OZRAM_RING_ENC_LZ4;
+            cqe.length = HUGE_THRESHOLD + 1;
+            return cqe;
+        },
+        [](std::uint32_t slot, std::uint32_t generation) {
+            ozram_ring_cqe cqe = raw_answer(slot, generation);
+            cqe.encoding = 77;
+            return cqe;
+        },
+        [](std::uint32_t slot, std::uint32_t generation) {
+            ozram_ring_cqe cqe = raw_answer(slot, generation);
+            cqe.status = -ENOMEM;
+            return cqe;
+        },
+        [](std::uint32_t slot, std::uint32_t generation) {
+            ozram_ring_cqe cqe = raw_answer(slot, generation);
+            cqe.flags = 0x80;
+            return cqe;
+        },
+    };
+    Slots s(4);
+    int claims = 0;
+    for (const Answer answer : answers) {
+        const auto [slot, generation] = s.post();
+        const ozram_ring_cqe cqe = answer(slot, generation);
+        const ozram_ring_verdict verdict = ozram_ring_slots_claim(s.get(), &cqe);
+        const bool claimed = s.state(slot) == OZRAM_RING_SLOT_KEPT;
+        EXPECT_EQ(ozram_ring_verdict_claims(verdict), claimed)
+            << "verdict " << verdict << ", slot " << cqe.slot << ", generation " << cqe.generation;
+        claims += claimed;
+        ozram_ring_slots_put(s.get(), slot);
+    }
+    EXPECT_EQ(claims, 5) << "the right generation in range claims, whatever else is wrong";
+}
+
+TEST(RingSlots, SqHeadIsProgressOnlyWhenItMovesOnTowardsTheTail) {
+    EXPECT_TRUE(ozram_ring_sq_head_advanced(10, 11, 20));
+    EXPECT_TRUE(ozram_ring_sq_head_advanced(10, 20, 20)) << "every page taken";
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(10, 10, 20)) << "unmoved";
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(10, 9, 20)) << "moved back";
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(10, 21, 20)) << "past the tail";
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(10, 10 + (1u << 31), 20)) << "far past it";
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(20, 21, 20)) << "nothing posted to take";
+    // Indices wrap.
+    EXPECT_TRUE(ozram_ring_sq_head_advanced(UINT32_MAX - 1, 1, 5));
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(UINT32_MAX - 1, 6, 5));
+    EXPECT_FALSE(ozram_ring_sq_head_advanced(UINT32_MAX - 1, UINT32_MAX - 2, 5));
+}
+
 TEST(RingSlots, TakeBackTakesOnlyOldSlotsInFlight) {
     Slots s(4);
     const auto [old_slot, old_gen] = s.post(100);

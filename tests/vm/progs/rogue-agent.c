@@ -14,6 +14,12 @@
  * OZRAM_RING_CQE_F_GPU, and -ENOMEM give-backs) so that the accepted path
  * runs too.  --kind NAME sends one kind only.
  *
+ * With --feign-progress it takes no page and answers none; it only tries
+ * to look alive: completions that claim no slot (out of range, or stale
+ * generations of the pages it holds) and an sq_head moved back and forth.
+ * The kernel must take its pages back after ring_timeout_ms, as it does
+ * from an agent that has stopped.
+ *
  * Before that it checks refusals: a second open of the device must fail
  * with EBUSY, the staging area must not become writable (mmap with
  * PROT_WRITE and mprotect must both fail), and read() and write() on the
@@ -73,7 +79,7 @@ static void on_signal(int sig) {
 static void usage(FILE* out) {
     fprintf(out,
             "usage: rogue-agent [--seconds N] [--device PATH] [--no-jump] [--kind NAME]\n"
-            "                   [--all-algorithms] [--check-hup]\n"
+            "                   [--all-algorithms] [--check-hup] [--feign-progress]\n"
             "Attaches to the ozram offload ring and answers its pages with invalid\n"
             "completions for N seconds (default 10), then prints what it sent.\n"
             "  --no-jump    never move cq_tail by a huge step\n"
@@ -86,6 +92,9 @@ static void usage(FILE* out) {
             "  --check-hup  at the end, detach while a thread sleeps in poll(): it\n"
             "               must wake with POLLHUP; run it when nothing writes any\n"
             "               more, so that the poller gets to sleep\n"
+            "  --feign-progress  take no page and answer none; every 20 ms write\n"
+            "               completions that claim no slot and move sq_head back\n"
+            "               and forth, as if alive\n"
             "Checks first that a second open fails with EBUSY, that the staging\n"
             "area cannot be mapped or made writable, and that read() and write()\n"
             "fail with EINVAL.  Exit status: 0 ok, 1 a check failed or the ring\n"
@@ -181,6 +190,36 @@ static char thread_state(pid_t tid) {
 }
 
 /*
+ * One round of --feign-progress: a completion for a slot out of range, one
+ * with a stale generation for the oldest page posted (if any), and sq_head
+ * one back from @sq_head on odd rounds, at it on even ones.  None of it
+ * takes a page or claims a slot.  Returns the completions written.
+ */
+static uint32_t feign_progress(struct ozram_ring_ctrl* ctrl, const struct ozram_ring_header* h,
+                               const struct ozram_ring_sqe* sq, struct ozram_ring_cqe* cq,
+                               uint32_t sq_head, uint32_t* cq_tail, unsigned long round) {
+    struct ozram_ring_cqe c = {0};
+    uint32_t n = 0;
+
+    c.slot = h->slots + (uint32_t)round;
+    c.encoding = OZRAM_RING_ENC_RAW;
+    c.length = h->page_size;
+    cq[(*cq_tail)++ & (h->cq_entries - 1)] = c;
+    n++;
+    if (load_acquire(&ctrl->sq_tail.value) != sq_head) {
+        const struct ozram_ring_sqe e = sq[sq_head & (h->sq_entries - 1)];
+
+        c.slot = e.slot;
+        c.generation = e.generation - 1;
+        cq[(*cq_tail)++ & (h->cq_entries - 1)] = c;
+        n++;
+    }
+    store_release(&ctrl->sq_head.value, round & 1 ? sq_head - 1 : sq_head);
+    store_release(&ctrl->cq_tail.value, *cq_tail);
+    return n;
+}
+
+/*
  * A poll() that sleeps for work must wake with POLLHUP when the agent
  * detaches meanwhile.  Everything queued is taken first (the kernel takes
  * those pages back), so that the poller sleeps; if a write queues a page
@@ -253,6 +292,8 @@ int main(int argc, char** argv) {
     struct ozram_ring_header h;
     unsigned int seconds = 10, jumps = 0, k;
     int fd, fd2, failed = 0, allow_jump = 1, only = -1, check_hup = 0, all_algorithms = 0;
+    int feign = 0;
+    unsigned long feigned = 0, feign_rounds = 0;
     uint8_t *rw, *staging;
     uint32_t sq_head, cq_tail, kind = 0;
     struct ozram_ring_ctrl* ctrl;
@@ -272,6 +313,8 @@ int main(int argc, char** argv) {
             allow_jump = 0;
         } else if (!strcmp(argv[i], "--check-hup")) {
             check_hup = 1;
+        } else if (!strcmp(argv[i], "--feign-progress")) {
+            feign = 1;
         } else if (!strcmp(argv[i], "--all-algorithms")) {
             all_algorithms = 1;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
@@ -372,6 +415,16 @@ int main(int argc, char** argv) {
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         uint32_t tail, posted = 0;
 
+        if (feign) {
+            feigned += feign_progress(ctrl, &h, sq, cq, sq_head, &cq_tail, feign_rounds++);
+            if (ioctl(fd, OZRAM_RING_IOC_COMPLETE) < 0) {
+                perror("rogue-agent: doorbell");
+                failed = 1;
+                break;
+            }
+            usleep(20 * 1000);
+            continue;
+        }
         if (poll(&pfd, 1, 100) < 0 && errno != EINTR) {
             perror("rogue-agent: poll");
             failed = 1;
@@ -498,6 +551,11 @@ int main(int argc, char** argv) {
     for (k = 0; k < ROGUE_KINDS; k++)
         printf("rogue-agent: sent %s=%lu\n", kind_names[k], sent[k]);
     printf("rogue-agent: cq tail jumps=%u\n", jumps);
+    if (feign) {
+        /* Where the kernel left it: the next checks expect an honest head. */
+        store_release(&ctrl->sq_head.value, sq_head);
+        printf("rogue-agent: feigned progress rounds=%lu completions=%lu\n", feign_rounds, feigned);
+    }
     if (check_hup && check_hup_on_detach(fd, ctrl))
         failed = 1;
 

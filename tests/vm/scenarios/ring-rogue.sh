@@ -5,10 +5,12 @@
 # decodes to other bytes or not at all, same-filled answers that do
 # not match the page, huge CQ tail jumps.  Then runs of one kind each:
 # correct pages with unknown flag bits (all rejected), RAW answers whose
-# output holds wrong bytes or none (all stored from the staged copy), and
-# correct LZ4 pages with the GPU flag (all counted as agent_gpu).  The kernel must survive (the
-# harness fails the run on any oops or warning), reject and count them, and
-# keep every byte written before and during the attack.
+# output holds wrong bytes or none (all stored from the staged copy),
+# correct LZ4 pages with the GPU flag (all counted as agent_gpu); last, a
+# rogue that only feigns progress, whose pages are taken back after one
+# time-out.  The kernel must survive (the harness fails the run on any
+# oops or warning), reject and count them, and keep every byte written
+# before and during the attack.
 # A second open must fail with EBUSY, staging must stay read-only, read()
 # and write() must fail with EINVAL, and a poll() asleep when the rogue
 # detaches must wake with POLLHUP: the rogue checks them and exits 1
@@ -146,4 +148,35 @@ check_eq "$(backend_field agent_cpu_pages)" "$agent_cpu" "agent_cpu"
 sync
 echo 3 >/proc/sys/vm/drop_caches
 check_eq "$(readback 40 4)" "$(md5 /tmp/periodic.bin)" "data answered with the GPU flag"
+
+step "an agent that only feigns progress is not waited for"
+# The rogue takes no page and answers none: it writes completions that
+# claim no slot and moves sq_head back and forth.  That is no progress, so
+# the kernel takes its pages back after ring_timeout_ms (2 s), as from an
+# agent that stopped; an agent that progresses is given 8 times that.
+echo 2000 >/sys/module/ozram/parameters/ring_timeout_ms
+timeouts=$(backend_field ring_timeouts_total)
+rejected=$(backend_field ring_rejected_total)
+stale=$(backend_field ring_stale_total)
+rogue-agent --seconds 60 --feign-progress >/tmp/rogue-feign.log 2>&1 &
+rogue=$!
+wait_attached "the rogue agent"
+pagegen --pages 256 --seed 46 >/tmp/feign.bin
+dd if=/tmp/feign.bin of=$D bs=1M seek=48 oflag=direct 2>/dev/null || fail "write failed"
+start=$(uptime_cs)
+staged=$(backend_field ring_slots_used)
+ring_settle
+waited=$(($(uptime_cs) - start))
+note "$staged pages held by the rogue, taken back ${waited}0 ms after the write"
+check_cmp "$staged" -gt 0 "pages staged for the rogue"
+check_cmp "$waited" -lt 1200 "hundredths of a second until they were taken back (12 s, under 8 time-outs)"
+check_cmp "$(( $(backend_field ring_timeouts_total) - timeouts ))" -ge "$staged" "ring_timeouts_total grew by every page held"
+kill -TERM $rogue
+wait $rogue || fail "the feigning rogue failed: $(cat /tmp/rogue-feign.log)"
+cat /tmp/rogue-feign.log
+grep -q 'feigned progress rounds=[1-9]' /tmp/rogue-feign.log || fail "the rogue feigned nothing"
+check_cmp "$(backend_field ring_rejected_total)" -gt "$rejected" "ring_rejected_total (slots out of range)"
+check_cmp "$(backend_field ring_stale_total)" -gt "$stale" "ring_stale_total (stale generations)"
+check_eq "$(readback 48 1)" "$(md5 /tmp/feign.bin)" "data held by the feigning rogue"
+echo 200 >/sys/module/ozram/parameters/ring_timeout_ms
 dev_reset 0
