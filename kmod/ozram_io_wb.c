@@ -66,12 +66,21 @@ static void ozram_wb_end_io(struct bio *bio)
 	spin_unlock_irqrestore(&ctl->lock, flags);
 }
 
-/* Gives back the budget of a page that did not go to the backing device. */
-void ozram_wb_refund(struct ozram *oz)
+/*
+ * Gives back the budget of a page that did not go to the backing device.
+ * Only what the pass took: the limit may have been enabled after it picked
+ * the page, and a refund of budget never taken would raise the limit.
+ */
+void ozram_wb_refund(struct ozram_wb_ctl *ctl)
 {
+	struct ozram *oz = ctl->oz;
+
 	spin_lock(&oz->wb_limit_lock);
-	if (oz->wb_limit_enable)
-		oz->bd_wb_limit += OZRAM_WB_UNITS;
+	if (ctl->charged) {
+		ctl->charged -= OZRAM_WB_UNITS;
+		if (oz->wb_limit_enable)
+			oz->bd_wb_limit += OZRAM_WB_UNITS;
+	}
 	spin_unlock(&oz->wb_limit_lock);
 }
 
@@ -105,7 +114,7 @@ static void ozram_wb_finish_raw(struct ozram_wb_ctl *ctl,
 		if (ozram_test_flag(oz, index, OZRAM_SLOT_UNDER_WB)) {
 			ozram_clear_flag(oz, index, OZRAM_SLOT_UNDER_WB);
 			if (ok) {
-				/* Keeps its access time: idle as it was. */
+				/* Its idle mark goes, as in zram's writeback. */
 				ozram_free_slot(oz, index);
 				ozram_set_flag(oz, index, OZRAM_SLOT_WB);
 				oz->table[index].element = b->first + i;
@@ -116,7 +125,7 @@ static void ozram_wb_finish_raw(struct ozram_wb_ctl *ctl,
 		ozram_slot_unlock(oz, index);
 		if (!moved) {
 			ozram_wb_free_block(oz, b->first + i);
-			ozram_wb_refund(oz);
+			ozram_wb_refund(ctl);
 		}
 	}
 }
@@ -220,17 +229,41 @@ struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl)
 	return b;
 }
 
+static void ozram_wb_free_batch(struct ozram_wb_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < OZRAM_WB_BATCH; i++)
+		if (b->pages[i])
+			__free_page(b->pages[i]);
+	kfree(b);
+}
+
 static void ozram_wb_free_batches(struct ozram_wb_ctl *ctl)
 {
 	struct ozram_wb_batch *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &ctl->idle, node)
+		ozram_wb_free_batch(b);
+}
+
+/* A batch with all its pages, or NULL: batches are full size. */
+static struct ozram_wb_batch *ozram_wb_alloc_batch(struct ozram_wb_ctl *ctl)
+{
+	struct ozram_wb_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
 	unsigned int i;
 
-	list_for_each_entry_safe(b, tmp, &ctl->idle, node) {
-		for (i = 0; i < OZRAM_WB_BATCH; i++)
-			if (b->pages[i])
-				__free_page(b->pages[i]);
-		kfree(b);
+	if (!b)
+		return NULL;
+	b->ctl = ctl;
+	for (i = 0; i < OZRAM_WB_BATCH; i++) {
+		b->pages[i] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!b->pages[i]) {
+			ozram_wb_free_batch(b);
+			return NULL;
+		}
 	}
+	return b;
 }
 
 /*
@@ -239,36 +272,14 @@ static void ozram_wb_free_batches(struct ozram_wb_ctl *ctl)
  */
 static int ozram_wb_alloc_batches(struct ozram_wb_ctl *ctl)
 {
-	unsigned int n, i;
+	struct ozram_wb_batch *b;
+	unsigned int n;
 
 	for (n = 0; n < OZRAM_WB_INFLIGHT; n++) {
-		struct ozram_wb_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
-
+		b = ozram_wb_alloc_batch(ctl);
 		if (!b)
 			break;
-		b->ctl = ctl;
 		list_add(&b->node, &ctl->idle);
-		for (i = 0; i < OZRAM_WB_BATCH; i++) {
-			b->pages[i] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-			if (!b->pages[i])
-				break;
-		}
-		if (i < OZRAM_WB_BATCH)
-			break;
-	}
-	/* A partly filled batch is dropped whole: batches are full size. */
-	if (!list_empty(&ctl->idle)) {
-		struct ozram_wb_batch *b = list_first_entry(&ctl->idle,
-					struct ozram_wb_batch, node);
-
-		if (!b->pages[OZRAM_WB_BATCH - 1]) {
-			list_del(&b->node);
-			for (i = 0; i < OZRAM_WB_BATCH; i++)
-				if (b->pages[i])
-					__free_page(b->pages[i]);
-			kfree(b);
-			n--;
-		}
 	}
 	if (n < 2) {
 		ozram_wb_free_batches(ctl);
@@ -293,16 +304,19 @@ bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode)
 }
 
 /* Takes one page's worth of the limit; false when it is spent. */
-static bool ozram_wb_take_budget(struct ozram *oz)
+static bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl)
 {
+	struct ozram *oz = ctl->oz;
 	bool ok = true;
 
 	spin_lock(&oz->wb_limit_lock);
 	if (oz->wb_limit_enable) {
-		if (oz->bd_wb_limit < OZRAM_WB_UNITS)
+		if (oz->bd_wb_limit < OZRAM_WB_UNITS) {
 			ok = false;
-		else
+		} else {
 			oz->bd_wb_limit -= OZRAM_WB_UNITS;
+			ctl->charged += OZRAM_WB_UNITS;
+		}
 	}
 	spin_unlock(&oz->wb_limit_lock);
 	return ok;
@@ -397,7 +411,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 	for (; count; index++, count--) {
 		int size, picked;
 
-		if (!ozram_wb_take_budget(oz)) {
+		if (!ozram_wb_take_budget(&ctl)) {
 			/*
 			 * Pages in flight give theirs back if they fail or
 			 * go stale: let them land before deciding.
@@ -407,7 +421,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 			if (ctl.packed)
 				ozram_wb_submit_packed(&ctl);
 			ozram_wb_reap(&ctl, 0);
-			if (!ozram_wb_take_budget(oz)) {
+			if (!ozram_wb_take_budget(&ctl)) {
 				ret = -EIO;
 				break;
 			}
@@ -420,7 +434,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 		else
 			picked = ozram_wb_pick_raw(&ctl, index);
 		if (picked <= 0)
-			ozram_wb_refund(oz);
+			ozram_wb_refund(&ctl);
 		if (picked < 0) {
 			ret = picked;
 			break;

@@ -75,6 +75,11 @@ struct ozram_wb_ctl {
 	unsigned long spare;
 	/* The last failed write's errno, 0 if none failed. */
 	int io_err;
+	/*
+	 * Budget units of writeback_limit this pass took and has not given
+	 * back; under the device's wb_limit_lock.
+	 */
+	unsigned long charged;
 };
 
 /* The most blocks one object lies in: it may span two. */
@@ -95,7 +100,7 @@ struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl);
 void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 		     unsigned int nr_pages);
 void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b);
-void ozram_wb_refund(struct ozram *oz);
+void ozram_wb_refund(struct ozram_wb_ctl *ctl);
 
 /*
  * ozram_io_wb_packed.c: ozram_wb_pick_packed() packs the object of slot

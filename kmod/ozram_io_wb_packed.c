@@ -335,7 +335,7 @@ void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 		}
 		ozram_slot_unlock(oz, index);
 		if (!moved)
-			ozram_wb_refund(oz);
+			ozram_wb_refund(ctl);
 	}
 	ozram_wb_release_blocks(oz, b, 0);
 }
