@@ -1,6 +1,8 @@
 #include "drain_loop.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
@@ -23,6 +25,8 @@ constexpr std::chrono::microseconds POLL_STEP{20};
 constexpr std::chrono::seconds CQ_ROOM_TIMEOUT{1};
 // More batches in flight than this is a configuration mistake.
 constexpr std::uint32_t MAX_BATCHES_IN_FLIGHT = 64;
+// gathered_at_ of a slot with no entry in the batch being gathered.
+constexpr std::uint32_t NOT_GATHERED = UINT32_MAX;
 
 // The library's pages are the ring's slots.
 static_assert(PAGE_SIZE == OZRAM_RING_PAGE_SIZE);
@@ -71,8 +75,14 @@ DrainLoop::DrainLoop(ring::RingTransport& transport, CompressorPicker& picker,
       spare_pages_(transport.view().header.slots),
       gpu_flag_(ozram_ring_producer_cqe_flags(&transport.view().header) & OZRAM_RING_CQE_F_GPU),
       raw_length_(ozram_ring_producer_raw_length(&transport.view().header)),
-      levels_((transport.view().header.features & OZRAM_RING_FEAT_LEVELS) != 0) {
+      levels_((transport.view().header.features & OZRAM_RING_FEAT_LEVELS) != 0),
+      slot_writer_(transport.view().header.slots, 0),
+      gathered_at_(transport.view().header.slots, NOT_GATHERED) {
     set_batches_in_flight(DEFAULT_BATCHES_IN_FLIGHT);
+}
+
+DrainLoop::~DrainLoop() {
+    abandon_in_flight();
 }
 
 void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds flush) {
@@ -128,7 +138,6 @@ Step DrainLoop::step(std::chrono::microseconds idle_timeout) {
         const std::uint32_t valid = gather(taken);
         // The entries are copied: the producer may reuse them now.
         queues_.consume(taken);
-        metrics_.record_rejected_submissions(taken - valid);
         took = true;
         // One batch per algorithm in the SQ's batch, each over a run of pages.
         const std::array<std::uint32_t, OZRAM_RING_ALG_NR> runs = group_by_algorithm(valid);
@@ -243,6 +252,7 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
         std::clamp<std::size_t>(compressor->max_batch_pages(), 1, count));
     for (std::uint32_t done = 0; done < count; done += most) {
         const std::uint32_t n = std::min(most, count - done);
+        finish_writers_of(first + done, n);
         Batch& batch = room_for(*compressor);
         batch.compressor = compressor;
         batch.algorithm = algorithm;
@@ -256,6 +266,9 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
             batch.outputs[i] = view.output_slot(batch.sqes[i].slot);
         }
         batch.order = next_order_++;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            slot_writer_[batch.sqes[i].slot] = batch.order;
+        }
         try {
             batch.ticket = compressor->submit(
                 std::span<const std::uint8_t* const>(batch.pages.data(), n),
@@ -275,9 +288,46 @@ void DrainLoop::finish_in_flight() {
             // only step that throws: the batch is over, unposted.
             log_warning(std::string("the completions of a batch in flight at the end: ") +
                         error.what());
-            batch->order = 0;
+            release(*batch);
         }
     }
+}
+
+void DrainLoop::abandon_in_flight() noexcept {
+    for (Batch& batch : batches_) {
+        if (batch.order == 0) {
+            continue;
+        }
+        if (batch.compressor != nullptr) {
+            try {
+                batch.compressor->complete(batch.ticket);
+            } catch (...) {  // NOLINT(bugprone-empty-catch): the batch is dropped either way
+            }
+        }
+        release(batch);
+    }
+}
+
+void DrainLoop::finish_writers_of(std::uint32_t first, std::uint32_t count) {
+    for (std::uint32_t i = first; i < first + count; ++i) {
+        const std::uint64_t writer = slot_writer_[sqes_[i].slot];
+        if (writer == 0) {
+            continue;
+        }
+        const auto batch = std::ranges::find(batches_, writer, &Batch::order);
+        finish(*batch);
+    }
+}
+
+void DrainLoop::release(Batch& batch) noexcept {
+    for (std::uint32_t i = 0; i < batch.count; ++i) {
+        std::uint64_t& writer = slot_writer_[batch.sqes[i].slot];
+        if (writer == batch.order) {
+            writer = 0;
+        }
+    }
+    batch.order = 0;
+    batch.compressor = nullptr;
 }
 
 void DrainLoop::finish_done() {
@@ -335,14 +385,16 @@ void DrainLoop::finish(Batch& batch) {
             log_error(what() + " failed: " + error.what());
         }
     }
+    // The compressor is done with the batch: should posting fail, nothing
+    // waits for it again.
+    batch.compressor = nullptr;
     const Backend backend = status == OZRAM_RING_STATUS_OK ? batch.result.backend : intended;
     // A batch that any part of fell back to the CPU counts as CPU work.
     const bool gpu_fell_back = intended == Backend::Gpu && backend != Backend::Gpu;
     metrics_.record_batch(intended, batch.count, batch.result, status == OZRAM_RING_STATUS_OK,
                           gpu_fell_back);
     post(batch, status, backend == Backend::Gpu ? gpu_flag_ : 0, backend);
-    batch.order = 0;
-    batch.compressor = nullptr;
+    release(batch);
 }
 
 std::uint32_t DrainLoop::fill(std::uint32_t available) {
@@ -364,15 +416,46 @@ std::uint32_t DrainLoop::fill(std::uint32_t available) {
 std::uint32_t DrainLoop::gather(std::uint32_t count) {
     const ring::RingView& view = queues_.view();
     std::uint32_t valid = 0;
+    std::uint32_t rejected = 0;
+    std::uint32_t refused = 0;
     for (std::uint32_t k = 0; k < count; ++k) {
         const ozram_ring_sqe sqe = queues_.peek(k);
-        if (ozram_ring_check_sqe(&sqe, view.header.slots, levels_) != OZRAM_RING_OK) {
-            // No slot to answer for: nothing the producer could accept.
+        const ozram_ring_verdict verdict = ozram_ring_check_sqe(&sqe, view.header.slots, levels_);
+        if (verdict != OZRAM_RING_OK) {
+            ++rejected;
+        }
+        if (verdict == OZRAM_RING_BAD_SLOT) {
+            continue;  // no slot to answer for: nothing the producer could accept
+        }
+        if (verdict != OZRAM_RING_OK) {
+            // The producer compresses the page itself at once, rather than
+            // after its time-out.
+            if (!post_one({sqe.slot, sqe.generation, -EINVAL, 0, 0, 0, 0})) {
+                metrics_.record_dropped_completions(1);
+            }
+            ++refused;
             continue;
         }
+        std::uint32_t& at = gathered_at_[sqe.slot];
+        if (at != NOT_GATHERED) {
+            // Taken back and staged again before this agent saw the first
+            // posting: only the newer wants an answer, and the slot's
+            // output is written once.
+            sqes_[at] = sqe;
+            continue;
+        }
+        at = valid;
         sqes_[valid] = sqe;
         pages_[valid] = view.staging_slot(sqe.slot);
         ++valid;
+    }
+    for (std::uint32_t i = 0; i < valid; ++i) {
+        gathered_at_[sqes_[i].slot] = NOT_GATHERED;
+    }
+    metrics_.record_rejected_submissions(rejected);
+    if (refused != 0) {
+        queues_.publish();
+        doorbell_.ring();
     }
     return valid;
 }

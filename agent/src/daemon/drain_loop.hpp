@@ -38,6 +38,8 @@ class DrainLoop {
     // them, in metrics of its own.
     DrainLoop(ring::RingTransport& transport, CompressorPicker& picker);
     DrainLoop(ring::RingTransport& transport, CompressorPicker& picker, AgentMetrics& metrics);
+    // Waits for the batches still in flight (abandon_in_flight()).
+    ~DrainLoop();
     DrainLoop(const DrainLoop&) = delete;
     DrainLoop& operator=(const DrainLoop&) = delete;
 
@@ -69,6 +71,11 @@ class DrainLoop {
     // writes its output slots: call it before the transport detaches (the
     // areas are unmapped) and before the compressors are replaced.
     void finish_in_flight();
+    // Waits for every batch in flight and posts nothing: after an error of
+    // the ring, before the transport detaches (the producer then takes the
+    // slots back).  Until a batch finishes, its compressor writes its output
+    // slots and result.
+    void abandon_in_flight() noexcept;
 
     [[nodiscard]] const AgentMetrics& metrics() const { return metrics_; }
     [[nodiscard]] std::uint32_t batch_size() const { return batch_size_; }
@@ -91,8 +98,17 @@ class DrainLoop {
 
     // Waits up to the flush timeout for a partial batch to fill.
     std::uint32_t fill(std::uint32_t available);
-    // Copies the SQ entries naming a slot into sqes_/pages_; returns their count.
+    // Copies the first `count` SQ entries into sqes_/pages_, and returns
+    // how many it copied.  An entry naming no slot is skipped; one with
+    // flags this agent does not know is answered with -EINVAL.  Of two
+    // entries naming one slot (the producer took it back and staged it
+    // again) only the newer is kept.
     std::uint32_t gather(std::uint32_t count);
+    // Finishes the batches in flight that write the output slots of the
+    // gathered pages [first, first + count): a slot that the producer took
+    // back and staged again must not be written by its old batch after its
+    // new batch's answer (ring-abi.md, "Timeout take-back").
+    void finish_writers_of(std::uint32_t first, std::uint32_t count);
     // Puts the gathered pages of each algorithm next to each other (in
     // OZRAM_RING_ALG_* order, each in its order of arrival) and returns how
     // many each algorithm has.
@@ -113,6 +129,8 @@ class DrainLoop {
     void finish(Batch& batch);
     // Finishes every batch that is done, without waiting.
     void finish_done();
+    // Frees a batch's entry, and its output slots for other batches.
+    void release(Batch& batch) noexcept;
     [[nodiscard]] Batch* oldest();
     // Posts a completion per page of the batch (its result's, with
     // cqe_flags on the OK ones, which count as `backend`'s work, or
@@ -148,6 +166,12 @@ class DrainLoop {
     bool levels_;
     // The batches in flight, each entry sized for a whole ring.
     std::vector<Batch> batches_;
+    // For each output slot, the batch in flight that writes it (its
+    // order), 0 for none.
+    std::vector<std::uint64_t> slot_writer_;
+    // While gather() runs, where each slot's entry went in sqes_;
+    // NOT_GATHERED for none.
+    std::vector<std::uint32_t> gathered_at_;
     std::uint64_t next_order_ = 1;
 };
 

@@ -223,24 +223,34 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     report_ready(EXIT_OK);
 
     SignalFlags& flags = signal_flags();
-    while (!flags.stop) {
-        if (flags.reload.exchange(false)) {
-            reload(options, loop, compressors, staging, output, metrics, initial.nice);
+    int status = EXIT_OK;
+    try {
+        while (!flags.stop) {
+            if (flags.reload.exchange(false)) {
+                reload(options, loop, compressors, staging, output, metrics, initial.nice);
+            }
+            const Step step = loop.step(IDLE_TIMEOUT);
+            if (step == Step::Stopping) {
+                log_info("the producer is stopping");
+                break;
+            }
+            if (step == Step::ProducerGone) {
+                log_info("the producer closed the ring");
+                break;
+            }
         }
-        const Step step = loop.step(IDLE_TIMEOUT);
-        if (step == Step::Stopping) {
-            log_info("the producer is stopping");
-            break;
-        }
-        if (step == Step::ProducerGone) {
-            log_info("the producer closed the ring");
-            break;
-        }
+        // A stop (SIGTERM) may come between steps with batches in flight:
+        // their compressors read the staging area until they finish, and
+        // their results are posted and rung before the ring is let go.
+        loop.finish_in_flight();
+    } catch (const std::exception& error) {
+        // The ring failed (a doorbell refused, say): what is in flight is
+        // waited for, not posted, and the ring is let go in order; the
+        // producer takes its slots back.
+        log_error(std::string("the ring failed: ") + error.what());
+        loop.abandon_in_flight();
+        status = EXIT_RUNTIME;
     }
-    // A stop (SIGTERM) may come between steps with batches in flight: their
-    // compressors read the staging area until they finish, and their
-    // results are posted and rung before the ring is let go.
-    loop.finish_in_flight();
     try {
         loop.finish_doorbell();
     } catch (const std::exception& error) {
@@ -266,7 +276,7 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
         log_info("GPU pages read in place: " + std::to_string(compressors->gpu_pages_in_place()) +
                  ", copied first: " + std::to_string(compressors->gpu_pages_copied()));
     }
-    return EXIT_OK;
+    return status;
 }
 
 int run(int argc, char** argv) {

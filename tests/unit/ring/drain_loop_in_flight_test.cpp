@@ -1,8 +1,10 @@
 // The drain loop with batches in flight, against a scripted backend whose
 // batches finish fast, slowly, out of order, fail or are killed: every page
 // gets exactly one completion, no more batches are in flight than the bound,
-// a failed or killed batch is redone on the CPU without losing a page, and
-// answers to slots the producer took back meanwhile are stale to it.
+// a failed or killed batch is redone on the CPU without losing a page,
+// answers to slots the producer took back meanwhile are stale to it, no two
+// batches in flight write one output slot, and a loop let go with batches
+// in flight waits for them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -58,6 +60,13 @@ class ScriptedBackend final : public ozram::daemon::CompressorPicker, public ozr
             throw ozram::Error(EBUSY, "the scripted backend is full");
         const Fate fate = script_[submitted_ % script_.size()];
         ++submitted_;
+        // The output slots this batch writes, against its own and those of
+        // every batch in flight.
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            shared_outputs_ += std::count(outputs.begin(), outputs.begin() + i, outputs[i]);
+            for (const auto& [ticket, batch] : batches_)
+                shared_outputs_ += std::ranges::count(batch.outputs, outputs[i]);
+        }
         batches_[next_] = {fate, pages, outputs, &out, fate == Fate::Slow ? 25 : 0};
         most_in_flight_ = std::max(most_in_flight_, batches_.size());
         return next_++;
@@ -83,6 +92,9 @@ class ScriptedBackend final : public ozram::daemon::CompressorPicker, public ozr
     [[nodiscard]] std::size_t most_in_flight() const { return most_in_flight_; }
     [[nodiscard]] std::size_t submitted() const { return submitted_; }
     [[nodiscard]] std::size_t completed() const { return completed_; }
+    // Output slots that a batch was given while another batch in flight, or
+    // another page of its own, would write them too.
+    [[nodiscard]] std::size_t shared_outputs() const { return shared_outputs_; }
 
   private:
     struct Batch {
@@ -99,6 +111,7 @@ class ScriptedBackend final : public ozram::daemon::CompressorPicker, public ozr
     std::size_t submitted_ = 0;
     std::size_t completed_ = 0;
     std::size_t most_in_flight_ = 0;
+    std::size_t shared_outputs_ = 0;
     std::unique_ptr<ozram::PageCompressor> scalar_ =
         ozram::make_cpu_compressor(ozram::Backend::Scalar);
 };
@@ -270,6 +283,120 @@ TEST(DrainLoopInFlight, FinishInFlightWaitsForEveryBatchAndPostsIt) {
         EXPECT_EQ(times, 1) << "page " << cookie;
     EXPECT_EQ(right, 32u);
     loop.finish_in_flight();  // nothing in flight: returns at once
+}
+
+// The producer takes back the slots of two slow batches and stages new
+// pages in them while both are in flight, the older of the two waited for
+// first: a new batch must not be given a slot that an old one still
+// writes, or the old one could overwrite the new answer's bytes while the
+// producer reads them.
+TEST(DrainLoopInFlight, ASlotStagedAgainIsNeverWrittenByTwoBatchesAtOnce) {
+    HeapRing ring(16, 16);
+    ScriptedBackend backend({Fate::Slow, Fate::Slow, Fate::Slow, Fate::Fast, Fate::Fast}, 3);
+    DrainLoop loop(ring, backend);
+    loop.set_batching(4, 0us);
+    RingProducer producer(ring.view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = mixed_pages(20);
+    std::map<std::uint64_t, int> answered;
+    std::uint64_t right = 0;
+    const auto reap = [&] {
+        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict,
+                          std::uint64_t cookie) {
+            ++answered[cookie];
+            right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
+                     check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
+        });
+    };
+    for (std::uint64_t i = 0; i < 12; ++i)
+        producer.stage(pages[i].data(), 0, i);
+    producer.publish();
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    ASSERT_EQ(loop.batches_in_flight(), 2u) << "the first answered, two slow ones out";
+    reap();
+    EXPECT_EQ(producer.take_back_all().size(), 8u);
+    for (std::uint64_t i = 12; i < 20; ++i)
+        producer.stage(pages[i].data(), 0, i);
+    producer.publish();
+    for (int steps = 0; steps < 100 && loop.batches_in_flight() + ring_pending(ring) > 0; ++steps) {
+        loop.step(0us);
+        reap();
+    }
+    reap();
+    EXPECT_EQ(backend.shared_outputs(), 0u);
+    EXPECT_EQ(producer.stale(), 8u) << "the answers to the slots taken back";
+    EXPECT_EQ(answered.size(), 12u);
+    for (const auto& [cookie, times] : answered) {
+        EXPECT_TRUE(cookie < 4 || cookie >= 12) << "page " << cookie << " was taken back";
+        EXPECT_EQ(times, 1) << "page " << cookie;
+    }
+    EXPECT_EQ(right, 12u);
+}
+
+// The producer takes a slot back and stages it again before the agent has
+// read the first posting: the SQ names the slot twice.  Only the newer
+// posting is compressed and answered, and its output slot written once.
+TEST(DrainLoopInFlight, TwoPostingsOfOneSlotInOneBatchAreAnsweredOnce) {
+    HeapRing ring(8, 8);
+    ScriptedBackend backend({Fate::Fast}, 2);
+    DrainLoop loop(ring, backend);
+    loop.set_batching(8, 0us);
+    RingProducer producer(ring.view());
+    ozram::ringload::CompletionCheck check;
+    const auto pages = mixed_pages(8);
+    std::vector<std::uint32_t> first_slots;
+    std::vector<std::uint32_t> second_slots;
+    for (std::uint64_t i = 0; i < 4; ++i)
+        first_slots.push_back(producer.stage(pages[i].data(), 0, i));
+    producer.publish();
+    EXPECT_EQ(producer.take_back_all().size(), 4u);
+    for (std::uint64_t i = 4; i < 8; ++i)
+        second_slots.push_back(producer.stage(pages[i].data(), 0, i));
+    producer.publish();
+    std::ranges::sort(first_slots);
+    std::ranges::sort(second_slots);
+    ASSERT_EQ(first_slots, second_slots) << "the same slots, posted again";
+
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    std::map<std::uint64_t, int> answered;
+    std::uint64_t right = 0;
+    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+        ++answered[cookie];
+        right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
+                 check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
+    });
+    EXPECT_EQ(backend.shared_outputs(), 0u);
+    EXPECT_EQ(producer.stale(), 0u) << "no answer to the postings taken back";
+    EXPECT_EQ(answered.size(), 4u);
+    for (const auto& [cookie, times] : answered) {
+        EXPECT_GE(cookie, 4u) << "page " << cookie << " was taken back";
+        EXPECT_EQ(times, 1) << "page " << cookie;
+    }
+    EXPECT_EQ(right, 4u);
+    EXPECT_EQ(loop.metrics().rejected_submissions(), 0u) << "a posting again is no bad entry";
+}
+
+// A loop let go with batches in flight (ozramd after the ring failed) waits
+// for them, so that none writes the ring or the loop's buffers afterwards,
+// and posts nothing: the producer takes the slots back.
+TEST(DrainLoopInFlight, ALoopLetGoWithBatchesInFlightWaitsForThem) {
+    HeapRing ring(64, 64);
+    ScriptedBackend backend({Fate::Slow}, 4);
+    RingProducer producer(ring.view());
+    const auto pages = mixed_pages(32);
+    for (std::uint64_t i = 0; i < 32; ++i)
+        producer.stage(pages[i].data(), 0, i);
+    producer.publish();
+    std::uint32_t posted = 0;
+    {
+        DrainLoop loop(ring, backend);
+        loop.set_batching(8, 0us);
+        EXPECT_EQ(loop.step(0us), Step::Drained);
+        ASSERT_GT(loop.batches_in_flight(), 0u);
+        posted = ring.view().ctrl->cq_tail.value;
+    }
+    EXPECT_EQ(backend.completed(), backend.submitted());
+    EXPECT_EQ(ring.view().ctrl->cq_tail.value, posted) << "nothing posted on the way out";
 }
 
 }  // namespace

@@ -381,20 +381,32 @@ TEST(DrainLoop, ABatchThatFailsEverywhereGivesEveryPageBackWithItsErrno) {
     EXPECT_EQ(loop.metrics().failed_pages(), 5u);
 }
 
-TEST(DrainLoop, SubmissionsNamingNoSlotAreSkippedNotAnswered) {
+// An entry naming no slot has nobody to answer; one naming a slot with
+// flags the agent does not know is answered with -EINVAL, so that the
+// producer compresses the page at once instead of after its time-out.
+TEST(DrainLoop, SubmissionsNamingNoSlotAreSkippedUnknownFlagsRefused) {
     HeapRing ring(4, 4);
     FixedPicker picker(ozram::Backend::Scalar);
     DrainLoop loop(ring, picker);
     const auto& view = ring.view();
-    view.sq[0] = {4, 1, 0, 0};           // slot out of range
-    view.sq[1] = {0, 1, 0, 0x80000000};  // unknown flag
-    view.sq[2] = {1, 1, 0, 0};
-    view.ctrl->sq_tail.value = 3;
+    view.sq[0] = {4, 1, 0, 0};                      // slot out of range
+    view.sq[1] = {0, 7, 0, 0x80000000};             // unknown flag
+    view.sq[2] = {2, 9, 0, OZRAM_RING_ALG_NR + 1};  // unknown algorithm
+    view.sq[3] = {1, 1, 0, 0};
+    view.ctrl->sq_tail.value = 4;
     EXPECT_EQ(loop.step(0us), Step::Drained);
-    EXPECT_EQ(loop.metrics().rejected_submissions(), 2u);
+    EXPECT_EQ(loop.metrics().rejected_submissions(), 3u);
     EXPECT_EQ(loop.metrics().pages(), 1u);
-    EXPECT_EQ(view.ctrl->sq_head.value, 3u) << "bad entries are consumed too";
-    EXPECT_EQ(view.ctrl->cq_tail.value, 1u);
+    EXPECT_EQ(view.ctrl->sq_head.value, 4u) << "bad entries are consumed too";
+    ASSERT_EQ(view.ctrl->cq_tail.value, 3u);
+    EXPECT_EQ(view.cq[0].slot, 0u);
+    EXPECT_EQ(view.cq[0].generation, 7u);
+    EXPECT_EQ(view.cq[0].status, -EINVAL);
+    EXPECT_EQ(view.cq[1].slot, 2u);
+    EXPECT_EQ(view.cq[1].generation, 9u);
+    EXPECT_EQ(view.cq[1].status, -EINVAL);
+    EXPECT_EQ(view.cq[2].slot, 1u);
+    EXPECT_EQ(view.cq[2].status, OZRAM_RING_STATUS_OK);
 }
 
 TEST(DrainLoop, PartialBatchWaitsForTheFlushTimeoutThenGoes) {
