@@ -20,6 +20,7 @@ target_sources(ozram_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/model/cost_model_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model/linear_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model/synthetic_pages.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sized_thread.cpp
 )
 # Headers shared between the library's own sources (not part of the API).
 target_include_directories(ozram_core PRIVATE ${CMAKE_CURRENT_LIST_DIR})

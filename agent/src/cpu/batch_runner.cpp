@@ -3,15 +3,9 @@
 #include <string>
 
 #include "ozram/error.hpp"
+#include "ozram/sized_thread.hpp"
 
 namespace ozram {
-namespace {
-
-// The runner's stack: liblz4 keeps its 16 KiB state there; the other codecs
-// keep theirs on the heap.
-constexpr std::size_t RUNNER_STACK_SIZE = 1024 * 1024;
-
-}  // namespace
 
 BatchRunner::BatchRunner(std::size_t capacity, Run run, void* owner)
     : run_(run), owner_(owner), jobs_(capacity) {}
@@ -28,23 +22,8 @@ BatchRunner::~BatchRunner() {
 }
 
 void BatchRunner::start_thread() {
-    pthread_attr_t attributes;
-    int error = ::pthread_attr_init(&attributes);
-    if (error == 0) {
-        error = ::pthread_attr_setstacksize(&attributes, RUNNER_STACK_SIZE);
-        if (error == 0) {
-            error = ::pthread_create(
-                &thread_, &attributes,
-                [](void* runner) -> void* {
-                    static_cast<BatchRunner*>(runner)->thread_main();
-                    return nullptr;
-                },
-                this);
-        }
-        ::pthread_attr_destroy(&attributes);
-    }
-    if (error != 0)
-        throw Error(error, "cannot start the CPU backend's batch thread");
+    thread_ = start_sized_thread<&BatchRunner::thread_main>(CODEC_THREAD_STACK_SIZE, this,
+                                                            "the CPU backend's batch thread");
     thread_running_ = true;
 }
 

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <exception>
 
+#include "ozram/sized_thread.hpp"
+
 namespace ozram {
 
 struct ThreadPool::Loop {
@@ -22,14 +24,30 @@ struct ThreadPool::Loop {
 
 ThreadPool::ThreadPool(unsigned participants) : participants_(std::max(participants, 1u)) {
     workers_.reserve(participants_ - 1);
-    for (unsigned i = 1; i < participants_; ++i) {
-        workers_.emplace_back([this](std::stop_token stop) { worker_main(stop); });
+    try {
+        for (unsigned i = 1; i < participants_; ++i) {
+            workers_.push_back(start_sized_thread<&ThreadPool::worker_main>(
+                CODEC_THREAD_STACK_SIZE, this, "a CPU pool thread"));
+        }
+    } catch (...) {
+        stop_workers();
+        throw;
     }
 }
 
 ThreadPool::~ThreadPool() {
-    // jthread's destructor requests stop and joins; the stop request wakes
-    // the condition_variable_any wait below.
+    stop_workers();
+}
+
+void ThreadPool::stop_workers() noexcept {
+    {
+        const std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    for (const pthread_t worker : workers_) {
+        ::pthread_join(worker, nullptr);
+    }
     workers_.clear();
 }
 
@@ -53,12 +71,13 @@ void ThreadPool::run_chunks(Loop& loop, unsigned slot) {
     }
 }
 
-void ThreadPool::worker_main(std::stop_token stop) {
+void ThreadPool::worker_main() {
     std::uint64_t seen = 0;
     std::unique_lock lock(mutex_);
     for (;;) {
-        if (!wake_.wait(lock, stop, [&] { return generation_ != seen; })) {
-            return;  // stop requested
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) {
+            return;
         }
         seen = generation_;
         if (loop_ == nullptr || joined_ >= loop_->helpers_wanted) {

@@ -1,13 +1,13 @@
 // A persistent pool of worker threads for data-parallel loops over a batch.
 #pragma once
 
+#include <pthread.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <stop_token>
-#include <thread>
 #include <vector>
 
 namespace ozram {
@@ -65,19 +65,24 @@ class ThreadPool {
 
     void run(std::size_t items, std::size_t grain, const Body& body);
 
-    void worker_main(std::stop_token stop);
+    void worker_main();
     static void run_chunks(Loop& loop, unsigned slot);
+    // Stops and joins the workers.
+    void stop_workers() noexcept;
 
     unsigned participants_;
     std::mutex mutex_;
-    std::condition_variable_any wake_;
+    std::condition_variable wake_;
     std::condition_variable done_;
     // Guarded by mutex_:
-    std::uint64_t generation_ = 0;       // bumped per loop; workers wait for a change
-    Loop* loop_ = nullptr;               // the open loop; null once the caller closed it
-    unsigned joined_ = 0;                // workers that took a slot in the current loop
-    unsigned finished_ = 0;              // of those, how many are done
-    std::vector<std::jthread> workers_;  // last member: started after the rest exist
+    std::uint64_t generation_ = 0;  // bumped per loop; workers wait for a change
+    Loop* loop_ = nullptr;          // the open loop; null once the caller closed it
+    unsigned joined_ = 0;           // workers that took a slot in the current loop
+    unsigned finished_ = 0;         // of those, how many are done
+    bool stop_ = false;             // the workers are to return
+    // Threads of a small stack (ozram/sized_thread.hpp); last member:
+    // started after the rest exist.
+    std::vector<pthread_t> workers_;
 };
 
 }  // namespace ozram

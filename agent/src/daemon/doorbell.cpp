@@ -5,7 +5,7 @@
 #include <chrono>
 #include <utility>
 
-#include "ozram/error.hpp"
+#include "ozram/sized_thread.hpp"
 
 namespace ozram::daemon {
 namespace {
@@ -94,24 +94,7 @@ void Doorbell::set_async(bool on) {
         return;
     }
     stop_ = false;
-    pthread_attr_t attributes;
-    int error = ::pthread_attr_init(&attributes);
-    if (error == 0) {
-        error = ::pthread_attr_setstacksize(&attributes, STACK_SIZE);
-        if (error == 0) {
-            error = ::pthread_create(
-                &thread_, &attributes,
-                [](void* doorbell) -> void* {
-                    static_cast<Doorbell*>(doorbell)->thread_main();
-                    return nullptr;
-                },
-                this);
-        }
-        ::pthread_attr_destroy(&attributes);
-    }
-    if (error != 0) {
-        throw Error(error, "cannot start the doorbell thread");
-    }
+    thread_ = start_sized_thread<&Doorbell::thread_main>(STACK_SIZE, this, "the doorbell thread");
     // Its name lets a benchmark find the doorbell's CPU time in /proc:
     // for the kernel, the check and store of every result.
     ::pthread_setname_np(thread_, THREAD_NAME);
