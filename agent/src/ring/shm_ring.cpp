@@ -205,8 +205,11 @@ ShmRing::~ShmRing() {
 
 Wake ShmRing::wait_for_work(std::chrono::microseconds timeout) {
     const bool ready = sleep_until_ready(side_->work, side_->agent_waiting, timeout, [this] {
-        return load_acquire(view_.ctrl->sq_tail) != load_acquire(view_.ctrl->sq_head) ||
-               view_.stopping();
+        // A tail further ahead than the SQ holds is corrupt, no work
+        // (AgentQueues::pending()): waking for it would spin.
+        const std::uint32_t waiting =
+            load_acquire(view_.ctrl->sq_tail) - load_acquire(view_.ctrl->sq_head);
+        return (waiting != 0 && waiting <= view_.header.sq_entries) || view_.stopping();
     });
     return ready ? Wake::Ready : Wake::TimedOut;
 }
