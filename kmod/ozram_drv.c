@@ -240,6 +240,7 @@ int ozram_add(void)
 		goto out_free_idr;
 	init_rwsem(&oz->init_lock);
 	mutex_init(&oz->wb_mutex);
+	mutex_init(&oz->recomp_mutex);
 	spin_lock_init(&oz->wb_limit_lock);
 	spin_lock_init(&oz->bd_refs_lock);
 	ozram_park_init(oz);

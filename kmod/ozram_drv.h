@@ -87,6 +87,14 @@ struct ozram {
 	/* One writeback pass at a time. */
 	struct mutex wb_mutex;
 	/*
+	 * One recompression pass at a time: a result is checked against the
+	 * slot's RECOMPRESSING mark, which does not say which pass set it, so
+	 * a second pass could mark a page that a write replaced after the
+	 * first pass picked it, and the first pass's result would then land
+	 * on the new content.
+	 */
+	struct mutex recomp_mutex;
+	/*
 	 * compressed_writeback: whether a pass packs compressed objects
 	 * into blocks rather than writing each page to its own block.
 	 * Read by a pass as it starts.

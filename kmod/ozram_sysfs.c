@@ -281,7 +281,7 @@ out:
 /*
  * zram's recompress: "[type=idle|huge|huge_idle] [threshold=BYTES]
  * [max_pages=N] [algo=NAME] [priority=N]".  Returns when the pages are
- * done.
+ * done; a second write waits for the pass in progress.
  */
 static ssize_t recompress_store(struct device *dev,
 				struct device_attribute *attr, const char *buf,
@@ -301,7 +301,11 @@ static ssize_t recompress_store(struct device *dev,
 	if (ozram_init_done(oz))
 		ret = ozram_recomp_parse(oz, args, &params);
 	if (!ret)
+		ret = mutex_lock_interruptible(&oz->recomp_mutex);
+	if (!ret) {
 		ret = ozram_recompress(oz, &params);
+		mutex_unlock(&oz->recomp_mutex);
+	}
 	up_read(&oz->init_lock);
 	kfree(args);
 	return ret ? ret : len;
