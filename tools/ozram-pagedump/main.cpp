@@ -74,29 +74,30 @@ int dump_all(const Options& options, PageWriter& writer) {
         }
         dumps.push_back(dump_process(pid, limits, writer));
     }
-    writer.close();
-    print_summary(dumps, options.output);
     if (writer.pages_written() == 0) {
         std::cerr << "ozram-pagedump: no pages dumped: the processes have no resident "
                      "anonymous memory"
                   << (options.include_zero ? "" : " other than zero pages") << "\n";
         return EXIT_IO_ERROR;
     }
+    writer.close();
+    print_summary(dumps, options.output);
     return 0;
 }
 
 int run(const Options& options) {
-    PageWriter writer(options.output);
-    try {
-        const int status = dump_all(options, writer);
-        if (status != 0) {
-            ::unlink(options.output.c_str());
-        }
-        return status;
-    } catch (...) {
-        ::unlink(options.output.c_str());  // an incomplete corpus must not be used
-        throw;
+    // /proc/PID/pagemap has an entry per page of the kernel's size; a
+    // corpus is of ozram's 4 KiB pages, and the two are read as one.
+    const long kernel_page = ::sysconf(_SC_PAGESIZE);
+    if (kernel_page != static_cast<long>(ozram::PAGE_SIZE)) {
+        std::cerr << "ozram-pagedump: this kernel's pages are " << kernel_page
+                  << " bytes; the tool reads pages of " << ozram::PAGE_SIZE << "\n";
+        return EXIT_IO_ERROR;
     }
+    // A writer that is not closed leaves nothing behind: an incomplete
+    // corpus must not be used.
+    PageWriter writer(options.output);
+    return dump_all(options, writer);
 }
 
 }  // namespace

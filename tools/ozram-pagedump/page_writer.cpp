@@ -1,10 +1,13 @@
 #include "page_writer.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <system_error>
 #include <utility>
 
@@ -16,9 +19,22 @@ constexpr std::size_t BUFFER_PAGES = 256;
 }  // namespace
 
 PageWriter::PageWriter(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    struct stat existing {};
+    if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+        throw std::system_error(EEXIST, std::generic_category(),
+                                path + " is there and is not a regular file");
+    }
+    // mkostemp() creates it with O_EXCL and mode 0600, in the directory of
+    // the path, so that the rename stays within one filesystem.
+    const std::filesystem::path target(path);
+    std::string name = ".";
+    name.append(target.filename().string()).append(".XXXXXX");
+    temporary_ = (target.parent_path() / name).string();
+    fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
     if (fd_ < 0) {
-        throw std::system_error(errno, std::generic_category(), "cannot create " + path);
+        const int error = errno;
+        temporary_.clear();
+        throw std::system_error(error, std::generic_category(), "cannot create " + path);
     }
     buffer_.reserve(BUFFER_PAGES * PAGE_SIZE);
 }
@@ -26,6 +42,9 @@ PageWriter::PageWriter(const std::string& path) : path_(path) {
 PageWriter::~PageWriter() {
     if (fd_ >= 0) {
         ::close(fd_);
+    }
+    if (!temporary_.empty()) {
+        ::unlink(temporary_.c_str());
     }
 }
 
@@ -62,6 +81,10 @@ void PageWriter::close() {
     if (::close(fd) != 0) {
         throw std::system_error(errno, std::generic_category(), "cannot close " + path_);
     }
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+        throw std::system_error(errno, std::generic_category(), "cannot rename to " + path_);
+    }
+    temporary_.clear();
 }
 
 }  // namespace ozram::pagedump

@@ -15,7 +15,8 @@ stacks and private anonymous mappings) into FILE, a plain concatenation of
 4096-byte pages: the corpus ozram-bench reads.  Only pages present in RAM are
 read (per /proc/PID/pagemap); swapped-out and never-touched pages are not.
 
-  -o, --output FILE   where to write the pages (created or truncated)
+  -o, --output FILE   where to write the pages: a new file, readable by its
+                      owner only, put at FILE once the dump is done
   --max-pages N       stop after N pages in all
   --include-zero      also write all-zero pages (left out by default, since
                       zram stores them without compressing)

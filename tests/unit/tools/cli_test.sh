@@ -79,6 +79,13 @@ expect_output 'process 4194304: No such process \(ESRCH\)' "pagedump of a missin
 	echo "FAIL: a failed dump left its file" >&2
 	failures=$((failures + 1))
 }
+# ... and one over an earlier corpus leaves it as it was.
+echo "an earlier corpus" >"$work/keep.pages"
+expect 3 "pagedump of a missing process over a file" "$pagedump" 4194304 -o "$work/keep.pages"
+[[ $(cat "$work/keep.pages") == "an earlier corpus" ]] || {
+	echo "FAIL: a failed dump changed the file at its output path" >&2
+	failures=$((failures + 1))
+}
 
 # A corpus that is not whole pages.
 head -c 5000 /dev/zero >"$work/odd.pages"

@@ -1,11 +1,13 @@
 // Dumps a child process whose memory the test wrote itself.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -186,6 +188,49 @@ TEST_F(PagedumpProcess, AnInvalidPidIsNoSuchProcess) {
     PageWriter writer(path_);
     EXPECT_THROW((void)dump_process(0, {}, writer), DumpError);
     EXPECT_THROW((void)dump_process(-1, {}, writer), DumpError);
+}
+
+TEST_F(PagedumpProcess, TheCorpusIsReadableByItsOwnerOnly) {
+    const ChildProcess child;
+    (void)dump(child.pid(), DumpLimits{.max_pages = 5});
+    struct stat st {};
+    ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << "another process's memory";
+}
+
+// A dump that fails before close() leaves the file that was there as it was,
+// and nothing of its own.
+TEST_F(PagedumpProcess, AnUnfinishedDumpLeavesNothingAndTheOldFileAsItWas) {
+    { std::ofstream(path_) << "an earlier corpus"; }
+    const auto name = std::filesystem::path(path_).filename().string();
+    const auto directory = std::filesystem::path(path_).parent_path();
+    const auto others = [&] {
+        return std::ranges::count_if(
+            std::filesystem::directory_iterator(directory), [&](const auto& entry) {
+                return entry.path().filename().string().starts_with("." + name + ".");
+            });
+    };
+    {
+        PageWriter writer(path_);
+        const std::vector<std::uint8_t> page = pattern_page(0);
+        writer.write_page(std::span<const std::uint8_t, PAGE_SIZE>(page.data(), PAGE_SIZE));
+        EXPECT_EQ(others(), 1) << "the pages go to a file of their own";
+    }
+    const auto old = read_file(path_);
+    EXPECT_EQ(std::string(old.begin(), old.end()), "an earlier corpus");
+    EXPECT_EQ(others(), 0);
+}
+
+TEST_F(PagedumpProcess, AnOutputThatIsNoRegularFileIsRefused) {
+    try {
+        PageWriter writer("/dev/null");
+        FAIL() << "a writer over /dev/null";
+    } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code().value(), EEXIST);
+    }
+    struct stat st {};
+    ASSERT_EQ(::stat("/dev/null", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
 }  // namespace
