@@ -151,7 +151,7 @@ class Parser {
     static std::uint64_t parse_size_option(std::string_view name, std::string_view text) {
         auto size = parse_size(text);
         if (!size || *size == 0) {
-            throw ozram::cli::bad_value(name, "bytes, or a number with K, M, G or T", text);
+            throw ozram::cli::bad_value(name, "bytes, or a number with K, M, G, T, P or E", text);
         }
         return *size;
     }
@@ -315,7 +315,7 @@ std::string usage_text(Subcommand subcommand) {
             return "Usage: ozramctl setup --size SIZE [--swap [--priority N]] [DEV]\n"
                    "Set the disk size of DEV, or of the first free device (adding one if\n"
                    "none is free), and print its path.\n"
-                   "  -s, --size SIZE      disk size: bytes, or a number with K, M, G or T\n"
+                   "  -s, --size SIZE      disk size: bytes, or a number with K, M, G, T, P or E\n"
                    "      --swap           then run mkswap and swapon on it\n"
                    "  -p, --priority N     swap priority, -1..32767 (default: the kernel's)\n";
         case Subcommand::export_metrics:
@@ -361,7 +361,7 @@ std::string usage_text(Subcommand subcommand) {
                    "  --type TYPE     idle (pages marked idle: write 'all' or an age to\n"
                    "                  the idle file first), huge (pages stored raw),\n"
                    "                  huge_idle (both), or incompressible (zram 6.2's ABI)\n"
-                   "  --limit SIZE    first set writeback_limit to SIZE (K, M, G or T; in\n"
+                   "  --limit SIZE    first set writeback_limit to SIZE (K, M, G, T, P, E; in\n"
                    "                  4 KiB units, rounded down) and writeback_limit_enable\n"
                    "                  to 1; the budget then shrinks with every page written\n"
                    "  --compressed yes|no\n"

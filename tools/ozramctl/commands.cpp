@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "backing.hpp"
@@ -345,16 +346,37 @@ int compact(const CommandLine& line) {
 }
 
 int export_metrics(const CommandLine& line) {
-    GenlClient client;
-    auto once = [&](bool) {
-        const AllStats all = all_stats(client);
+    std::optional<GenlClient> client;
+    auto once = [&] {
+        if (!client) {
+            client.emplace();
+        }
+        const AllStats all = all_stats(*client);
         write_textfile(*line.textfile_dir, prometheus_stats(all.devices, all.total));
     };
+    // The first write's error ends the command, whatever the interval: a
+    // wrong directory or no module shows at once.
+    once();
     if (!line.interval_seconds) {
-        once(true);
         return 0;
     }
-    return every(*line.interval_seconds, once);
+    return every(*line.interval_seconds, [&](bool first) {
+        if (first) {
+            return;
+        }
+        try {
+            once();
+        } catch (const std::exception& error) {
+            // A device removed, the module reloaded (its netlink family
+            // anew), a full disk: the figures are withdrawn rather than left
+            // to look current, and the next round tries again.
+            client.reset();
+            remove_textfile(*line.textfile_dir);
+            std::fprintf(stderr,
+                         "ozramctl: export: %s; the file is removed until a write succeeds\n",
+                         error.what());
+        }
+    });
 }
 
 int setup(const CommandLine& line) {

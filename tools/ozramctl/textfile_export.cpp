@@ -95,4 +95,11 @@ void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     }
 }
 
+void remove_textfile(const std::filesystem::path& dir) noexcept {
+    const ozram::UniqueFd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (dir_fd.get() >= 0) {
+        unlinkat(dir_fd.get(), std::string(TEXTFILE_NAME).c_str(), 0);
+    }
+}
+
 }  // namespace ozramctl

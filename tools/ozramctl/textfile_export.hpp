@@ -19,4 +19,8 @@ inline constexpr std::string_view TEXTFILE_NAME = "ozram.prom";
 // ozram::Error naming the path on failure; leaves no temporary file behind.
 void write_textfile(const std::filesystem::path& dir, std::string_view text);
 
+// Removes DIR/ozram.prom (the name itself, never what a link points at), so
+// that the collector serves no figures that are no longer current.
+void remove_textfile(const std::filesystem::path& dir) noexcept;
+
 }  // namespace ozramctl

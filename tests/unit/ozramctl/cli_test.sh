@@ -50,7 +50,7 @@ expect 2 "^ozramctl: --type: expected idle, huge, huge_idle or incompressible, g
 	writeback --type all
 expect 2 "^ozramctl: --limit is not an option of 'recompress'\$" recompress --limit 1M
 expect 2 "^ozramctl: -p: expected an integer in -1\.\.32767, got 'x'\$" setup -s 1M --swap -p x
-expect 2 "^ozramctl: --size: expected bytes, or a number with K, M, G or T, got 'lots'\$" \
+expect 2 "^ozramctl: --size: expected bytes, or a number with K, M, G, T, P or E, got 'lots'\$" \
 	setup --size lots
 if [ -d /sys/module/ozram ]; then
 	echo "note: the ozram module is loaded here: skipping the not-loaded checks"

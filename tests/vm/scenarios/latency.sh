@@ -104,3 +104,23 @@ check_eq "$(ls -A /tmp/textfile)" ozram.prom "only ozram.prom in the directory"
 promtool check metrics </tmp/textfile/ozram.prom >/tmp/promtool.out 2>&1 ||
 	fail "promtool refused the textfile: $(cat /tmp/promtool.out)"
 check_eq "$(stat -c %a /tmp/textfile/ozram.prom)" 644 "the file's mode"
+
+step "ozramctl export --interval: a failed write withdraws the file, a later one brings it back"
+mkdir -p /tmp/full
+mount -t tmpfs -o size=1m tmpfs /tmp/full || fail "cannot mount a tmpfs"
+ozramctl export --textfile /tmp/full --interval 2 2>/tmp/export.err &
+exporter=$!
+wait_until "the first write did not come" '[ -e /tmp/full/ozram.prom ]'
+# Fill the filesystem: the next write fails with ENOSPC.
+dd if=/dev/zero of=/tmp/full/filler bs=4k 2>/dev/null || true
+wait_until "no error reported for the full directory" \
+	"grep -q '^ozramctl: export: .*; the file is removed until a write succeeds' /tmp/export.err"
+# The round after the error comes 2 s later: until then the file is gone.
+[ ! -e /tmp/full/ozram.prom ] || fail "the file stayed after a failed write"
+rm /tmp/full/filler
+wait_until "the file did not come back" '[ -e /tmp/full/ozram.prom ]'
+pid_alive $exporter || fail "the exporter ended: $(cat /tmp/export.err)"
+kill -TERM $exporter
+wait $exporter || fail "the exporter's exit status after SIGTERM: $?"
+note "$(cat /tmp/export.err)"
+umount /tmp/full
