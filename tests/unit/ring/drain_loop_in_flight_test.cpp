@@ -121,6 +121,64 @@ std::uint32_t ring_pending(HeapRing& ring) {
     return ozram::ring::AgentQueues(ring.view()).pending();
 }
 
+// Stages pages [begin, end), each with its index as cookie, and publishes.
+void stage_pages(RingProducer& producer, const std::vector<ozram::Page>& pages, std::uint64_t begin,
+                 std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i)
+        producer.stage(pages[i].data(), 0, i);
+    producer.publish();
+}
+
+// What a producer reaps of `pages` staged with their index as cookie: the
+// completions each page got, and how many restore their page.
+class Reaper {
+  public:
+    Reaper(HeapRing& ring, RingProducer& producer, const std::vector<ozram::Page>& pages)
+        : ring_(ring), producer_(producer), pages_(pages) {}
+
+    void reap() {
+        producer_.reap(
+            [&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
+                ++answered[cookie];
+                right +=
+                    verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
+                    check_.restores(cqe, ring_.view().output_slot(cqe.slot), pages_[cookie].data());
+            });
+    }
+    // Steps the loop, reaping after each step, until nothing is in flight
+    // or waiting in the SQ.
+    void drain(DrainLoop& loop) {
+        for (int steps = 0; steps < 100 && loop.batches_in_flight() + ring_pending(ring_) > 0;
+             ++steps) {
+            loop.step(0us);
+            reap();
+        }
+        reap();
+    }
+
+    // Every page but those of cookies [gone, gone_end), taken back, was
+    // answered once, and right: `count` of them.
+    void expect_each_answered_once(std::uint64_t gone, std::uint64_t gone_end,
+                                   std::size_t count) const {
+        EXPECT_EQ(answered.size(), count);
+        for (const auto& [cookie, times] : answered) {
+            EXPECT_TRUE(cookie < gone || cookie >= gone_end)
+                << "page " << cookie << " was taken back";
+            EXPECT_EQ(times, 1) << "page " << cookie;
+        }
+        EXPECT_EQ(right, count);
+    }
+
+    std::map<std::uint64_t, int> answered;  // completions per page
+    std::uint64_t right = 0;                // accepted and restoring their page
+
+  private:
+    HeapRing& ring_;
+    RingProducer& producer_;
+    const std::vector<ozram::Page>& pages_;
+    ozram::ringload::CompletionCheck check_;
+};
+
 struct Answers {
     std::map<std::uint64_t, int> per_page;  // completions each page got
     std::uint64_t verified = 0;
@@ -210,44 +268,21 @@ TEST(DrainLoopInFlight, AnswersToSlotsTakenBackMeanwhileAreStale) {
     DrainLoop loop(ring, backend);
     loop.set_batching(4, 0us);
     RingProducer producer(ring.view());
-    ozram::ringload::CompletionCheck check;
     const auto pages = mixed_pages(12);
-    std::map<std::uint64_t, int> answered;
-    std::uint64_t right = 0;
-    const auto reap = [&] {
-        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict,
-                          std::uint64_t cookie) {
-            ++answered[cookie];
-            right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
-                     check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
-        });
-    };
-    for (std::uint64_t i = 0; i < 8; ++i)
-        producer.stage(pages[i].data(), 0, i);
-    producer.publish();
+    Reaper reaper(ring, producer, pages);
+    stage_pages(producer, pages, 0, 8);
     // Two batches go out; the step answers the first, the second (slow)
     // stays in flight.
     EXPECT_EQ(loop.step(0us), Step::Drained);
     EXPECT_EQ(loop.batches_in_flight(), 1u);
-    reap();
-    EXPECT_EQ(answered.size(), 4u);
+    reaper.reap();
+    EXPECT_EQ(reaper.answered.size(), 4u);
     // The producer gives up on the second and reuses its slots.
     EXPECT_EQ(producer.take_back_all().size(), 4u);
-    for (std::uint64_t i = 8; i < 12; ++i)
-        producer.stage(pages[i].data(), 0, i);
-    producer.publish();
-    for (int steps = 0; steps < 100 && loop.batches_in_flight() + ring_pending(ring) > 0; ++steps) {
-        loop.step(0us);
-        reap();
-    }
-    reap();
+    stage_pages(producer, pages, 8, 12);
+    reaper.drain(loop);
     EXPECT_EQ(producer.stale(), 4u) << "the answers to the slots taken back";
-    EXPECT_EQ(answered.size(), 8u);
-    for (const auto& [cookie, times] : answered) {
-        EXPECT_TRUE(cookie < 4 || cookie >= 8) << "page " << cookie << " was taken back";
-        EXPECT_EQ(times, 1) << "page " << cookie;
-    }
-    EXPECT_EQ(right, 8u);
+    reaper.expect_each_answered_once(4, 8, 8);
 }
 
 // A stop (SIGTERM) or a reload comes between two steps, with batches in
@@ -260,28 +295,17 @@ TEST(DrainLoopInFlight, FinishInFlightWaitsForEveryBatchAndPostsIt) {
     DrainLoop loop(ring, backend);
     loop.set_batching(8, 0us);
     RingProducer producer(ring.view());
-    ozram::ringload::CompletionCheck check;
     const auto pages = mixed_pages(32);
-    for (std::uint64_t i = 0; i < 32; ++i)
-        producer.stage(pages[i].data(), 0, i);
-    producer.publish();
+    Reaper reaper(ring, producer, pages);
+    stage_pages(producer, pages, 0, 32);
     EXPECT_EQ(loop.step(0us), Step::Drained);
     ASSERT_EQ(loop.batches_in_flight(), 2u) << "two slow batches outlive the step";
 
     loop.finish_in_flight();
     EXPECT_EQ(loop.batches_in_flight(), 0u);
     EXPECT_EQ(backend.completed(), backend.submitted());
-    std::map<std::uint64_t, int> answered;
-    std::uint64_t right = 0;
-    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
-        ++answered[cookie];
-        right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
-                 check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
-    });
-    EXPECT_EQ(answered.size(), 32u);
-    for (const auto& [cookie, times] : answered)
-        EXPECT_EQ(times, 1) << "page " << cookie;
-    EXPECT_EQ(right, 32u);
+    reaper.reap();
+    reaper.expect_each_answered_once(0, 0, 32);
     loop.finish_in_flight();  // nothing in flight: returns at once
 }
 
@@ -296,41 +320,18 @@ TEST(DrainLoopInFlight, ASlotStagedAgainIsNeverWrittenByTwoBatchesAtOnce) {
     DrainLoop loop(ring, backend);
     loop.set_batching(4, 0us);
     RingProducer producer(ring.view());
-    ozram::ringload::CompletionCheck check;
     const auto pages = mixed_pages(20);
-    std::map<std::uint64_t, int> answered;
-    std::uint64_t right = 0;
-    const auto reap = [&] {
-        producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict,
-                          std::uint64_t cookie) {
-            ++answered[cookie];
-            right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
-                     check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
-        });
-    };
-    for (std::uint64_t i = 0; i < 12; ++i)
-        producer.stage(pages[i].data(), 0, i);
-    producer.publish();
+    Reaper reaper(ring, producer, pages);
+    stage_pages(producer, pages, 0, 12);
     EXPECT_EQ(loop.step(0us), Step::Drained);
     ASSERT_EQ(loop.batches_in_flight(), 2u) << "the first answered, two slow ones out";
-    reap();
+    reaper.reap();
     EXPECT_EQ(producer.take_back_all().size(), 8u);
-    for (std::uint64_t i = 12; i < 20; ++i)
-        producer.stage(pages[i].data(), 0, i);
-    producer.publish();
-    for (int steps = 0; steps < 100 && loop.batches_in_flight() + ring_pending(ring) > 0; ++steps) {
-        loop.step(0us);
-        reap();
-    }
-    reap();
+    stage_pages(producer, pages, 12, 20);
+    reaper.drain(loop);
     EXPECT_EQ(backend.shared_outputs(), 0u);
     EXPECT_EQ(producer.stale(), 8u) << "the answers to the slots taken back";
-    EXPECT_EQ(answered.size(), 12u);
-    for (const auto& [cookie, times] : answered) {
-        EXPECT_TRUE(cookie < 4 || cookie >= 12) << "page " << cookie << " was taken back";
-        EXPECT_EQ(times, 1) << "page " << cookie;
-    }
-    EXPECT_EQ(right, 12u);
+    reaper.expect_each_answered_once(4, 12, 12);
 }
 
 // The producer takes a slot back and stages it again before the agent has
@@ -342,7 +343,6 @@ TEST(DrainLoopInFlight, TwoPostingsOfOneSlotInOneBatchAreAnsweredOnce) {
     DrainLoop loop(ring, backend);
     loop.set_batching(8, 0us);
     RingProducer producer(ring.view());
-    ozram::ringload::CompletionCheck check;
     const auto pages = mixed_pages(8);
     std::vector<std::uint32_t> first_slots;
     std::vector<std::uint32_t> second_slots;
@@ -358,21 +358,11 @@ TEST(DrainLoopInFlight, TwoPostingsOfOneSlotInOneBatchAreAnsweredOnce) {
     ASSERT_EQ(first_slots, second_slots) << "the same slots, posted again";
 
     EXPECT_EQ(loop.step(0us), Step::Drained);
-    std::map<std::uint64_t, int> answered;
-    std::uint64_t right = 0;
-    producer.reap([&](const ozram_ring_cqe& cqe, ozram_ring_verdict verdict, std::uint64_t cookie) {
-        ++answered[cookie];
-        right += verdict == OZRAM_RING_OK && cqe.status == OZRAM_RING_STATUS_OK &&
-                 check.restores(cqe, ring.view().output_slot(cqe.slot), pages[cookie].data());
-    });
+    Reaper reaper(ring, producer, pages);
+    reaper.reap();
     EXPECT_EQ(backend.shared_outputs(), 0u);
     EXPECT_EQ(producer.stale(), 0u) << "no answer to the postings taken back";
-    EXPECT_EQ(answered.size(), 4u);
-    for (const auto& [cookie, times] : answered) {
-        EXPECT_GE(cookie, 4u) << "page " << cookie << " was taken back";
-        EXPECT_EQ(times, 1) << "page " << cookie;
-    }
-    EXPECT_EQ(right, 4u);
+    reaper.expect_each_answered_once(0, 4, 4);
     EXPECT_EQ(loop.metrics().rejected_submissions(), 0u) << "a posting again is no bad entry";
 }
 
@@ -384,9 +374,7 @@ TEST(DrainLoopInFlight, ALoopLetGoWithBatchesInFlightWaitsForThem) {
     ScriptedBackend backend({Fate::Slow}, 4);
     RingProducer producer(ring.view());
     const auto pages = mixed_pages(32);
-    for (std::uint64_t i = 0; i < 32; ++i)
-        producer.stage(pages[i].data(), 0, i);
-    producer.publish();
+    stage_pages(producer, pages, 0, 32);
     std::uint32_t posted = 0;
     {
         DrainLoop loop(ring, backend);
