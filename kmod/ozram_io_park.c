@@ -361,6 +361,8 @@ static void ozram_park_fn(struct work_struct *work)
 		if (ret)
 			break;
 		kfifo_skip(&oz->park_fifo);
+		/* A batch may compress 256 pages, zstd's at that. */
+		cond_resched();
 	}
 	if (!ret && kfifo_is_empty(&oz->park_fifo)) {
 		/* Nothing parked: keep the pool a second for the next writer. */
