@@ -314,8 +314,11 @@ void DrainLoop::finish_writers_of(std::uint32_t first, std::uint32_t count) {
         if (writer == 0) {
             continue;
         }
+        // Always there: release() clears the marks of every batch it lets go.
         const auto batch = std::ranges::find(batches_, writer, &Batch::order);
-        finish(*batch);
+        if (batch != batches_.end()) {
+            finish(*batch);
+        }
     }
 }
 
