@@ -354,14 +354,15 @@ int export_metrics(const CommandLine& line) {
         const AllStats all = all_stats(*client);
         write_textfile(*line.textfile_dir, prometheus_stats(all.devices, all.total));
     };
-    // The first write's error ends the command, whatever the interval: a
-    // wrong directory or no module shows at once.
-    once();
     if (!line.interval_seconds) {
+        once();
         return 0;
     }
     return every(*line.interval_seconds, [&](bool first) {
         if (first) {
+            // Its error ends the command: a wrong directory or no module
+            // shows at once.
+            once();
             return;
         }
         try {
