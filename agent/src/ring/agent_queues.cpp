@@ -12,10 +12,10 @@ AgentQueues::AgentQueues(const RingView& view)
       cq_mask_(view.header.cq_entries - 1) {}
 
 std::uint32_t AgentQueues::pending() {
-    const std::uint32_t waiting = load_acquire(view_.ctrl->sq_tail) - sq_head_;
-    if (waiting > view_.header.sq_entries) {
+    const std::uint32_t tail = load_acquire(view_.ctrl->sq_tail);
+    const std::uint32_t waiting = sq_waiting(tail, sq_head_, view_.header.sq_entries);
+    if (waiting == 0 && tail != sq_head_) {
         ++corrupt_tails_;
-        return 0;
     }
     return waiting;
 }

@@ -7,6 +7,14 @@
 
 namespace ozram::ring {
 
+// The SQ entries waiting between `sq_head` and `sq_tail`, as the indices
+// wrap; 0 for a tail more than `sq_entries` ahead, which is corrupt.
+[[nodiscard]] constexpr std::uint32_t sq_waiting(std::uint32_t sq_tail, std::uint32_t sq_head,
+                                                 std::uint32_t sq_entries) {
+    const std::uint32_t waiting = sq_tail - sq_head;
+    return waiting <= sq_entries ? waiting : 0;
+}
+
 // Keeps private copies of the indices the agent owns (sq_head, cq_tail) and
 // only reads the ones the producer owns (sq_tail, cq_head), so a producer
 // that scribbles over the control block can confuse the agent but never make

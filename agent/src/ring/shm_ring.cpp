@@ -9,6 +9,8 @@
 #include <cstring>
 #include <new>
 
+#include "agent_queues.hpp"
+
 namespace bip = boost::interprocess;
 
 namespace ozram::ring {
@@ -205,11 +207,11 @@ ShmRing::~ShmRing() {
 
 Wake ShmRing::wait_for_work(std::chrono::microseconds timeout) {
     const bool ready = sleep_until_ready(side_->work, side_->agent_waiting, timeout, [this] {
-        // A tail further ahead than the SQ holds is corrupt, no work
-        // (AgentQueues::pending()): waking for it would spin.
-        const std::uint32_t waiting =
-            load_acquire(view_.ctrl->sq_tail) - load_acquire(view_.ctrl->sq_head);
-        return (waiting != 0 && waiting <= view_.header.sq_entries) || view_.stopping();
+        // A corrupt tail is no work, as for AgentQueues::pending():
+        // waking for it would spin.
+        return sq_waiting(load_acquire(view_.ctrl->sq_tail), load_acquire(view_.ctrl->sq_head),
+                          view_.header.sq_entries) != 0 ||
+               view_.stopping();
     });
     return ready ? Wake::Ready : Wake::TimedOut;
 }
