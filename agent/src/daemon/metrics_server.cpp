@@ -1,5 +1,6 @@
 #include "metrics_server.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -115,6 +116,14 @@ MetricsServer::MetricsServer(std::vector<int> listening, std::function<std::stri
                              MetricsServerLimits limits)
     : render_(std::move(render)), limits_(limits), listening_(std::move(listening)) {
     for (const int fd : listening_) {
+        // poll() saying a socket is readable does not promise accept() a
+        // connection: one that went meanwhile, or a passed socket that
+        // another process accepts on too, would block the whole endpoint.
+        const int flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+            log_warning("metrics endpoint: cannot make a listening socket non-blocking: " +
+                        std::string(std::strerror(errno)));
+        }
         bound_ += (bound_.empty() ? "" : ", ") + bound_address(fd);
     }
     if (!listening_.empty()) {
@@ -239,7 +248,7 @@ void MetricsServer::serve() {
                     resting_until = now + rest;
                     rest = std::min(rest * 2, limits_.accept_rest_max);
                 }
-                continue;  // otherwise the client went before it was taken
+                continue;  // otherwise the client went before it was taken (EAGAIN)
             }
             rest = limits_.accept_rest;
             if (resting_logged) {

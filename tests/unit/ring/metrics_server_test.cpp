@@ -1,8 +1,9 @@
 // ozramd's metrics endpoint over real TCP connections: the HTTP answers, a
 // scrape that succeeds while a slow client trickles its request and a crowd
 // of idle connections sits on the server, a deadline for the whole request,
-// a rest instead of a busy loop when accept() runs out of descriptors, the
-// sockets systemd passes, and a sandbox that forbids network sockets.
+// a rest instead of a busy loop when accept() runs out of descriptors,
+// listening sockets that never block, the sockets systemd passes, and a
+// sandbox that forbids network sockets.
 // Every scrape's body goes through promtool, Prometheus's own parser.
 #include "metrics_server.hpp"
 
@@ -243,6 +244,20 @@ TEST(MetricsServer, ServesTheSocketPassedForItsAddress) {
               "127.0.0.1:" + std::to_string(port) + ", 127.0.0.1:" + std::to_string(other_port));
     EXPECT_TRUE(is_scrape(scrape(port)));
     EXPECT_TRUE(is_scrape(scrape(other_port)));
+}
+
+// poll() finding a listening socket readable does not promise accept() a
+// connection (another process may share a passed socket and take it
+// first): the server's sockets never block, whoever made them.
+TEST(MetricsServer, ItsListeningSocketsDoNotBlock) {
+    std::uint16_t port = 0;
+    const int passed = ozram::test::loopback_listener(port);
+    ASSERT_GE(passed, 0);
+    ASSERT_EQ(fcntl(passed, F_GETFL) & O_NONBLOCK, 0);
+    std::atomic<int> scrapes{0};
+    MetricsServer server(std::vector<int>{passed}, counter(scrapes));
+    EXPECT_NE(fcntl(passed, F_GETFL) & O_NONBLOCK, 0);
+    EXPECT_TRUE(is_scrape(scrape(port)));
 }
 
 // systemd may pass a Unix socket (ListenStream=/run/...): it serves too.
