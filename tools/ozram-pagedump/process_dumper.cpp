@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -42,10 +43,14 @@ ozram::UniqueFd open_proc_file(pid_t pid, const char* name) {
     return ozram::UniqueFd(fd);
 }
 
+// The process chose its own name (prctl(PR_SET_NAME)), and it goes to a
+// terminal: its control bytes are shown as '?', not sent.
 std::string read_command(pid_t pid) {
     std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
     std::string command;
     std::getline(comm, command);
+    std::ranges::replace_if(
+        command, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
     return command;
 }
 

@@ -20,7 +20,7 @@ struct DumpLimits {
 
 struct ProcessDump {
     pid_t pid = 0;
-    std::string command;  // /proc/PID/comm
+    std::string command;  // /proc/PID/comm, its control bytes as '?'
     std::array<std::uint64_t, REGION_KIND_COUNT> pages_by_kind{};
     std::uint64_t regions = 0;
     std::uint64_t zero_pages_left_out = 0;

@@ -1,6 +1,7 @@
 // Dumps a child process whose memory the test wrote itself.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@ namespace {
 
 constexpr std::size_t PATTERN_PAGES = 64;
 constexpr std::size_t ZERO_PAGES = 16;
+constexpr const char* CHILD_NAME = "dump\x1b]0;x\x07\x7f";
 
 // Page i of what the child writes: an index and a byte pattern, so that every
 // page differs from every other and from anything else in the process.
@@ -66,6 +68,8 @@ class ChildProcess {
 
   private:
     [[noreturn]] static void run_child(int ready_fd, int release_fd) {
+        // A name a hostile process could choose: a terminal's escape.
+        prctl(PR_SET_NAME, CHILD_NAME);
         const auto bytes = (PATTERN_PAGES + ZERO_PAGES) * PAGE_SIZE;
         auto* memory = static_cast<std::uint8_t*>(
             mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
@@ -150,6 +154,12 @@ TEST_F(PagedumpProcess, EveryPageTheChildWroteIsInTheCorpus) {
     }
     EXPECT_EQ(count_zero_pages(file), 0U);
     EXPECT_GE(result.zero_pages_left_out, ZERO_PAGES);
+}
+
+// The name goes to a terminal: none of the child's control bytes do.
+TEST_F(PagedumpProcess, TheCommandIsPrintable) {
+    const ChildProcess child;
+    EXPECT_EQ(dump(child.pid(), {}).command, "dump?]0;x??");
 }
 
 TEST_F(PagedumpProcess, ZeroPagesOnlyWhenAsked) {
