@@ -555,11 +555,18 @@ std::optional<std::size_t> BatchPipeline::finish_decompress(Slot& slot) {
     std::optional<std::size_t> first_corrupt;
     for (std::uint32_t i = 0; i < slot.count; ++i) {
         host_work_.descriptor_bytes += sizeof(PageDescriptor);
-        if (slot.host_descriptors[i].status != kernels::PAGE_OK) {
+        const std::uint8_t status = slot.host_descriptors[i].status;
+        if (status == kernels::PAGE_CORRUPT) {
             if (!first_corrupt)
                 first_corrupt = i;
             continue;
         }
+        // The host checked every descriptor before the launch: a correct
+        // kernel leaves OK or CORRUPT, and anything else (the host's 0xff
+        // included, a page the kernel never wrote) is the device's fault.
+        if (status != kernels::PAGE_OK)
+            throw ImpossibleResult("decompression kernel: status " + std::to_string(status) +
+                                   " for page " + std::to_string(i));
         if (!slot.direct_output)
             copy_on_host(job.pages[i], slot.host_pages + std::size_t{i} * PAGE_SIZE, PAGE_SIZE);
     }

@@ -240,6 +240,10 @@ struct GpuBatchCompressor::Impl {
         if (!pipeline)
             return false;
         settle();
+        // Settling may have given the GPU up (a stream that could not be
+        // replaced): the batch is then the CPU's.
+        if (!pipeline)
+            return false;
         std::vector<gpu::Ticket> running;
         try {
             device->make_current();

@@ -139,6 +139,10 @@ void EmulatedDevice::unregister_host(const std::uint8_t* base) noexcept {
 
 Stream EmulatedDevice::create_stream() {
     check_alive();
+    if (refuse_streams_ > 0) {
+        --refuse_streams_;
+        throw DeviceFailure(2, false, "emulated: cudaStreamCreate: out of memory");
+    }
     auto state = std::make_unique<StreamState>();
     auto* tag = reinterpret_cast<StreamTag*>(state.get());
     streams_.emplace(tag, std::move(state));
@@ -420,6 +424,10 @@ void EmulatedDevice::decompress_pages(const DecompressLaunch& launch, Stream str
             expect_reachable(destinations[i], PAGE_SIZE, true, "decompression kernel");
             kernels::decompress_page(kernels::Warp{}, *scratch, at(block), descriptors[i],
                                      at(destinations[i]));
+        }
+        if (garble_decompression_ && launch.count > 0) {
+            descriptors[0].status = *garble_decompression_;
+            garble_decompression_.reset();
         }
     });
 }

@@ -43,6 +43,12 @@ class EmulatedDevice final : public Device {
     // The next compression kernel to run writes a descriptor no correct
     // kernel writes (an LZ4 block longer than a page) for its first page.
     void garble_next_compression() { garble_ = true; }
+    // The next decompression kernel to run leaves its first page with
+    // `status`, as a faulty device would after the host checked the batch.
+    void garble_next_decompression(std::uint8_t status) { garble_decompression_ = status; }
+    // The next `count` streams are refused, not stickily (as when the
+    // driver is out of memory).
+    void refuse_streams(int count) { refuse_streams_ = count; }
     // Registration is refused from now on (as for memory the driver cannot pin).
     void refuse_registration(bool refuse) { refuse_registration_ = refuse; }
 
@@ -131,6 +137,8 @@ class EmulatedDevice final : public Device {
     bool dead_ = false;
     bool refuse_registration_ = false;
     bool garble_ = false;
+    std::optional<std::uint8_t> garble_decompression_;
+    int refuse_streams_ = 0;
     std::uint64_t clock_ = 0;
     std::uint64_t bytes_uploaded_ = 0;
     std::uint64_t bytes_downloaded_ = 0;

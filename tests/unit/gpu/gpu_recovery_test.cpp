@@ -157,5 +157,49 @@ TEST(GpuRecovery, AFailedDecompressionIsRedoneOnTheCpu) {
     EXPECT_EQ(gpu->fallback_batches(), 1u);
 }
 
+// A batch in flight fails, and the new stream that would replace the
+// spoilt one is refused: the GPU is given up while a synchronous call
+// settles what was in flight, and that call, finding no GPU left, is the
+// CPU's.
+TEST(GpuRecovery, ASynchronousCallAfterTheGpuWasGivenUpWhileSettlingIsTheCpus) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 2});
+    const auto pages = mixed_pages(32);
+    const auto inputs = pointers_to(pages);
+    Area output(pages.size());
+    const auto outputs = output.outputs();
+    BatchResult in_flight;
+    device->fail(Operation::Compress, 1, LAUNCH_FAILED, false);
+    const auto ticket = gpu->submit(inputs, outputs, in_flight);
+    device->refuse_streams(1);
+    BatchResult now;
+    gpu->compress(inputs, now);
+    EXPECT_EQ(wrong_in_payload(now, pages), 0u);
+    EXPECT_EQ(now.backend, Backend::Cpu);
+    gpu->complete(ticket);
+    EXPECT_EQ(wrong_in_outputs(in_flight, outputs, pages, 0), 0u);
+    EXPECT_FALSE(gpu->gpu_in_use());
+}
+
+// After the host checked every descriptor, a correct kernel leaves each
+// page OK or CORRUPT: any other status, or none, is the device's failure,
+// and the batch is redone on the CPU rather than reported corrupt.
+TEST(GpuRecovery, AnImpossibleDecompressionStatusIsRedoneOnTheCpu) {
+    for (const std::uint8_t status :
+         {std::uint8_t{kernels::PAGE_BAD_DESCRIPTOR}, std::uint8_t{0xff}}) {
+        SCOPED_TRACE(static_cast<int>(status));
+        auto [device, gpu] = emulated_gpu({.batch_size = 64});
+        const auto pages = mixed_pages(64);
+        BatchResult batch;
+        gpu->compress(pointers_to(pages), batch);
+        device->garble_next_decompression(status);
+        Area restored(pages.size());
+        gpu->decompress(batch, restored.outputs());
+        for (std::size_t i = 0; i < pages.size(); ++i)
+            ASSERT_EQ(0, std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE)) << i;
+        EXPECT_EQ(gpu->fallback_batches(), 1u);
+        EXPECT_TRUE(gpu->gpu_in_use());
+    }
+}
+
 }  // namespace
 }  // namespace ozram::gpu::test
