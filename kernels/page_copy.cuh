@@ -28,10 +28,13 @@ inline constexpr std::uint32_t BUFFER_PAD = 16;
 
 // The bytes a compressed page stores: its LZ4 block, the page itself for a
 // raw page when the output holds raw pages (`raw_kept`), nothing for a
-// same-filled page.
+// same-filled page.  Never more than a page: the offsets and copies that
+// follow the compression kernel use its descriptors before the host has
+// checked them, and an impossible size must not carry a copy past the
+// page's slot or the output.
 OZRAM_KERNEL_FN std::uint32_t stored_bytes(const PageDescriptor& page, bool raw_kept) {
     if (page.encoding == PageEncoding::Lz4)
-        return page.size;
+        return page.size < PAGE_SIZE ? page.size : PAGE_SIZE;
     if (page.encoding == PageEncoding::Raw && raw_kept)
         return PAGE_SIZE;
     return 0;
