@@ -72,11 +72,13 @@ enum ozram_recomp_miss {
  * holds what was picked, they are below @threshold (0: any) and they save
  * memory; a page that does not shrink is dealt with as @miss says (@len
  * PAGE_SIZE or more says that it did not compress: @buf is then NULL, or
- * at least never read); a slot stored is no longer idle.  Return: 0 when
- * the slot has its outcome (stored, or kept as @miss says), -ESTALE when
- * it changed meanwhile, -ENOMEM without memory or over mem_limit (still
- * idle).  ozram_recomp_store_result() stores an agent's @result in its
- * output slot the same way: copied once into the new object and checked
+ * at least never read), and one that shrinks but not below @threshold
+ * likewise, except that it is never marked incompressible; a slot stored
+ * is no longer idle.  A miss allocates nothing.  Return: 1 when stored, 0
+ * when kept as @miss says, -ESTALE when the slot changed meanwhile,
+ * -ENOMEM without memory or over mem_limit (still idle).
+ * ozram_recomp_store_result() stores an agent's @result in its output
+ * slot the same way: copied once into the new object and checked
  * there, -EBADMSG, with the slot still picked, when the check refuses the
  * copy.  ozram_recomp_abandon() gives a picked slot up, idle as it was,
  * so that the pass can pick it again for the kernel to do.

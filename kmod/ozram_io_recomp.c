@@ -69,33 +69,54 @@ static bool ozram_recomp_saves(unsigned int old, unsigned int len)
 
 /* A result for a picked slot, and what a miss does to the slot. */
 struct ozram_recomp_outcome {
-	unsigned int len;		/* 0: the page did not shrink at all */
+	unsigned int len;		/* 0: the page did not compress at all */
+	bool over_threshold;		/* @len is not below the threshold */
 	enum ozram_recomp_miss miss;
 };
 
 /*
- * An ozram_store_check_t: the slot still holds what was picked, and the
- * result saves memory over it (counted now: it is installed next).  A
- * miss is applied here, and keeps the slot's object (1).
+ * The verdict on a picked slot (slot lock held): -ESTALE if it was
+ * overwritten or discarded meanwhile, 0 if the result is to replace its
+ * object, 1 for a miss, applied here.  @final: the object is allocated
+ * and installed next, so the slot is no longer picked and the saving is
+ * counted; before that, the verdict is only asked for, so that a miss
+ * allocates nothing.  A result that saves memory but is not below the
+ * threshold is a miss that marks nothing, as in zram: the page did shrink.
  */
-static int ozram_recomp_check(struct ozram *oz, u32 index, const void *arg)
+static int ozram_recomp_verdict(struct ozram *oz, u32 index,
+				const struct ozram_recomp_outcome *out,
+				bool final)
 {
-	const struct ozram_recomp_outcome *out = arg;
 	unsigned int old = ozram_get_obj_size(oz, index);
+	enum ozram_recomp_miss miss = out->miss;
 
-	/* Overwritten or discarded meanwhile. */
 	if (!ozram_test_flag(oz, index, OZRAM_SLOT_RECOMPRESSING))
 		return -ESTALE;
-	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
 	if (out->len && ozram_recomp_saves(old, out->len)) {
-		ozram_stat_add(oz, OZRAM_STAT_RECOMPRESS_SAVED, old - out->len);
-		return 0;
+		if (!out->over_threshold) {
+			if (final) {
+				ozram_clear_flag(oz, index,
+						 OZRAM_SLOT_RECOMPRESSING);
+				ozram_stat_add(oz, OZRAM_STAT_RECOMPRESS_SAVED,
+					       old - out->len);
+			}
+			return 0;
+		}
+		if (miss == OZRAM_RECOMP_MISS_MARK)
+			miss = OZRAM_RECOMP_MISS_KEEP;
 	}
-	if (out->miss != OZRAM_RECOMP_MISS_NEXT)
+	ozram_clear_flag(oz, index, OZRAM_SLOT_RECOMPRESSING);
+	if (miss != OZRAM_RECOMP_MISS_NEXT)
 		ozram_clear_flag(oz, index, OZRAM_SLOT_IDLE);
-	if (out->miss == OZRAM_RECOMP_MISS_MARK)
+	if (miss == OZRAM_RECOMP_MISS_MARK)
 		ozram_set_flag(oz, index, OZRAM_SLOT_INCOMPRESSIBLE);
 	return 1;
+}
+
+/* An ozram_store_check_t: the verdict again, with the object in hand. */
+static int ozram_recomp_check(struct ozram *oz, u32 index, const void *arg)
+{
+	return ozram_recomp_verdict(oz, index, arg, true);
 }
 
 /* ozram_recomp_store() of @obj; -EBADMSG when its check refused it. */
@@ -103,21 +124,24 @@ static int ozram_recomp_store_obj(struct ozram *oz, u32 index,
 				  const struct ozram_obj *obj, u32 threshold,
 				  enum ozram_recomp_miss miss)
 {
-	struct ozram_recomp_outcome out = { .miss = miss };
+	const bool compressed = obj->len && obj->len < PAGE_SIZE;
+	const struct ozram_recomp_outcome out = {
+		.len = compressed ? obj->len : 0,
+		.over_threshold = threshold && obj->len >= threshold,
+		.miss = miss,
+	};
 	int ret;
 
 	/*
-	 * A result at or past the threshold, or not compressed: a miss.  Its
-	 * bytes are never read, so a check would decide nothing.
+	 * A miss is decided before an object is allocated: near mem_limit an
+	 * allocation for nothing would fail, and the page would be redone.
+	 * A miss's bytes are never read, so a check would decide nothing.
 	 */
-	if (!obj->len || obj->len >= PAGE_SIZE ||
-	    (threshold && obj->len >= threshold)) {
-		ozram_slot_lock(oz, index);
-		ret = ozram_recomp_check(oz, index, &out);
-		ozram_slot_unlock(oz, index);
+	ozram_slot_lock(oz, index);
+	ret = ozram_recomp_verdict(oz, index, &out, false);
+	ozram_slot_unlock(oz, index);
+	if (ret)
 		return ret < 0 ? ret : 0;
-	}
-	out.len = obj->len;
 	/* No reclaim: the page is stored already, as zram recompresses. */
 	ret = ozram_store_object(oz, index, obj, OZRAM_GFP_NOWAIT,
 				 ozram_recomp_check, &out);
@@ -126,7 +150,9 @@ static int ozram_recomp_store_obj(struct ozram *oz, u32 index,
 		ozram_recomp_abandon(oz, index);
 		return -ENOMEM;
 	}
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : 1;
 }
 
 int ozram_recomp_store(struct ozram *oz, u32 index, const void *buf,

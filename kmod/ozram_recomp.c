@@ -50,6 +50,11 @@ struct ozram_recomp_batch {
 	unsigned long *redo;	/* pages the agent failed: the kernel's now */
 	/* Pages counted against max_pages: once each, whatever tries them. */
 	unsigned long *counted;
+	/*
+	 * Pages recompressed by this write: as in zram, the first algorithm
+	 * that shrinks a page is the last to try it in the write.
+	 */
+	unsigned long *replaced;
 };
 
 int ozram_recomp_parse(struct ozram *oz, char *args,
@@ -116,6 +121,14 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
 	return 0;
 }
 
+/* Page @index of @batch has @ret, as ozram_recomp_store() returns it. */
+static void ozram_recomp_note(struct ozram_recomp_batch *batch, u32 index,
+			      int ret)
+{
+	if (ret == 1)
+		set_bit(index, batch->replaced);
+}
+
 /*
  * Page @index of @batch is back, with @ret as ozram_recomp_store() returns
  * it (-EIO: no usable answer).  Its ring slot is given back already.
@@ -123,6 +136,7 @@ int ozram_recomp_parse(struct ozram *oz, char *args,
 static void ozram_recomp_returned(struct ozram_recomp_batch *batch, u32 index,
 				  int ret)
 {
+	ozram_recomp_note(batch, index, ret);
 	spin_lock_irq(&batch->lock);
 	/* Not stored for want of memory or by the agent's fault: redo it. */
 	if (ret == -EIO || ret == -ENOMEM)
@@ -254,9 +268,11 @@ static int ozram_recomp_inline(struct ozram_recomp_batch *batch, u32 index,
 		len = PAGE_SIZE;	/* did not compress: a miss */
 		copy = NULL;
 	}
-	return ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
-				  OZRAM_SRC_KERNEL, batch->params->threshold,
-				  batch->miss);
+	ret = ozram_recomp_store(batch->oz, index, copy, len, batch->prio,
+				 OZRAM_SRC_KERNEL, batch->params->threshold,
+				 batch->miss);
+	ozram_recomp_note(batch, index, ret);
+	return ret;
 }
 
 /* A page the kernel does again, after the pass. */
@@ -324,7 +340,7 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 	const struct ozram_recomp_params *p = batch->params;
 	struct ozram *oz = batch->oz;
 	u32 nr = oz->disksize >> PAGE_SHIFT, index;
-	int ret = 0;
+	int ret = 0, err = 0;
 
 	for (index = 0; index < nr; index++) {
 		/* Missed by an earlier algorithm: counted once, as zram does. */
@@ -332,6 +348,13 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 
 		if (!counted && *tried >= p->max_pages)
 			continue;
+		if (test_bit(index, batch->replaced))
+			continue;
+		/* A long pass over a large device: its writer may be killed. */
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		ret = ozram_recomp_pick(oz, index, p->mode, p->threshold,
 					batch->prio, page);
 		if (ret <= 0)
@@ -349,6 +372,8 @@ static int ozram_recomp_pass(struct ozram_recomp_batch *batch,
 	spin_lock_irq(&batch->lock);
 	wait_event_lock_irq(batch->wait, !batch->in_flight, batch->lock);
 	spin_unlock_irq(&batch->lock);
+	if (err)
+		return err;
 
 	/*
 	 * What the agent failed, or mem_limit refused, the kernel does now.
@@ -395,7 +420,9 @@ int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p)
 	copy = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	batch.redo = bitmap_zalloc(nr, GFP_KERNEL);
 	batch.counted = bitmap_zalloc(nr, GFP_KERNEL);
-	if (!page || !copy || !batch.redo || !batch.counted) {
+	batch.replaced = bitmap_zalloc(nr, GFP_KERNEL);
+	if (!page || !copy || !batch.redo || !batch.counted ||
+	    !batch.replaced) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -415,6 +442,7 @@ int ozram_recompress(struct ozram *oz, const struct ozram_recomp_params *p)
 		ret = ozram_recomp_pass(&batch, page, copy, &tried);
 	}
 out:
+	bitmap_free(batch.replaced);
 	bitmap_free(batch.counted);
 	bitmap_free(batch.redo);
 	kfree(copy);

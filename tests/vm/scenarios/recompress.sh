@@ -8,9 +8,10 @@
 # and the three end within 1 % of each other.  lz4hc, whose results are
 # walked in their new objects, is answered by a rogue agent with LZ4 of
 # other bytes (refused, and done by the kernel), then by the agent.
-# type=huge, threshold= and max_pages= select what zram's do, and with two
+# type=huge, threshold= and max_pages= select what zram's do; with two
 # algorithms a page the first does not shrink is recompressed by the
-# second in the same write.  Two writes at once, while pages are
+# second in the same write, and one the first shrinks is not; a page that
+# shrinks, but not below the threshold, is not marked incompressible.  Two writes at once, while pages are
 # rewritten, leave every page as last written.  The times are measured by
 # tests/vm/bench/recompress.sh, not here.
 
@@ -243,6 +244,48 @@ check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' 
 sysfs_set $S/idle all
 sysfs_set $S/recompress "type=idle"
 check_eq "$(backend_field recompressed_pages)" 4096 "pages recompressed by a second write"
+sysfs_set $S/reset 1
+
+step "two algorithms: a page the first shrinks is left to the next write"
+# zram stops at the first algorithm that shrinks a page; the second tries
+# it in a later write.  Done in the same write, the second write would find
+# no page to recompress and save nothing.  No type=: every page is a
+# candidate, idle or not (a page stored loses its idle mark).
+sysfs_set $S/recomp_algorithm "algo=lz4hc priority=1"
+sysfs_set $S/recomp_algorithm "algo=$TO priority=2"
+dev_setup 0 16M
+dd if=/tmp/text.bin of=$D bs=1M count=16 oflag=direct 2>/dev/null || fail "write failed"
+ring_settle 0
+sysfs_set $S/recompress "max_pages=4096"
+check_cmp "$(backend_field recompressed_pages)" -gt 2048 "pages recompressed by the first write"
+saved=$(backend_field recompress_saved_bytes_total)
+sysfs_set $S/recompress "max_pages=4096"
+check_cmp "$(backend_field recompress_saved_bytes_total)" -gt "$saved" \
+	"bytes saved, $saved after the first write: $TO over lz4hc's objects in the second"
+check_eq "$(dd if=$D bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(head -c 16777216 /tmp/text.bin | md5sum | cut -d' ' -f1)" "every byte after two writes"
+sysfs_set $S/reset 1
+
+step "a page $TO shrinks, but not below the threshold, is not marked"
+# Random bytes of 5 bits: lz4 stores them raw, $TO takes about 2,600
+# bytes a page.  With threshold=2000 that is a miss, but the page shrank:
+# as zram, it is not marked incompressible, and a write without a
+# threshold recompresses it.
+sysfs_set $S/recomp_algorithm "algo=$TO"
+dev_setup 0 16M
+five='\000-\037'
+pagegen --pages 256 --kind random --seed 93 |
+	LC_ALL=C tr '\000-\377' "$five$five$five$five$five$five$five$five" >/tmp/five.bin
+dd if=/tmp/five.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write failed"
+ring_settle 0
+check_eq "$(stat_field $S/mm_stat huge_pages)" 256 "5-bit random pages stored raw"
+sysfs_set $S/recompress "type=huge threshold=2000"
+check_eq "$(backend_field recompressed_pages)" 0 "pages recompressed below 2000 bytes"
+sysfs_set $S/recompress "type=huge"
+check_eq "$(backend_field recompressed_pages)" 256 "pages recompressed by a write without a threshold"
+check_eq "$(stat_field $S/mm_stat huge_pages)" 0 "huge pages after it"
+check_eq "$(dd if=$D bs=1M count=1 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/five.bin)" "every 5-bit random byte"
 sysfs_set $S/reset 1
 
 step "ozramctl recompress: the request, and what the pass saved"
