@@ -121,21 +121,26 @@ static int ozram_meta_alloc(struct ozram *oz, u64 disksize)
  * @disksize: bytes, rounded up to a page
  *
  * Return: 0, -EINVAL for a size of 0 or more pages than a slot index can
- * address, -EBUSY if already initialised, -ENOMEM.
+ * address, -EBUSY if already initialised (whatever @disksize), -ENOMEM.
  */
 int ozram_init_device(struct ozram *oz, u64 disksize)
 {
 	int ret;
 
-	if (!disksize || disksize > ((u64)U32_MAX << PAGE_SHIFT))
+	if (!disksize)
 		return -EINVAL;
-	disksize = PAGE_ALIGN(disksize);
 
 	down_write(&oz->init_lock);
+	/* As zram: an initialised device is busy, whatever the size. */
 	if (ozram_init_done(oz)) {
 		ret = -EBUSY;
 		goto out;
 	}
+	if (disksize > ((u64)U32_MAX << PAGE_SHIFT)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	disksize = PAGE_ALIGN(disksize);
 	ret = ozram_meta_alloc(oz, disksize);
 	if (ret)
 		goto out;

@@ -72,6 +72,9 @@ static int ozram_parse_size(const char *buf, size_t len, u64 *size)
 	switch (text[len - 1]) {
 	case 'E':
 	case 'e':
+		/* As memparse(): a hexadecimal number's last E is a digit. */
+		if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+			break;
 		shift += 10;
 		fallthrough;
 	case 'P':

@@ -61,6 +61,8 @@ mm_before=$(cat $S/mm_stat)
 
 step "hostile input to an initialized device changes nothing"
 expect_errno EBUSY sysfs-write $S/disksize 4M
+# As zram: busy, whatever the size asked for.
+expect_errno EBUSY sysfs-write $S/disksize 32T
 expect_errno EINVAL sysfs-write $S/disksize junk
 expect_errno EBUSY sysfs-write $S/comp_algorithm zstd
 expect_errno EBUSY sysfs-write $S/comp_algorithm lz4

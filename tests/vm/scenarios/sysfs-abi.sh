@@ -48,6 +48,9 @@ sysfs_set $S/mem_limit 1G
 check_eq "$(stat_field $S/mm_stat mem_limit)" 1073741824 "mem_limit 1G"
 sysfs_set $S/mem_limit 12345
 check_eq "$(stat_field $S/mm_stat mem_limit)" 16384 "mem_limit rounded up to pages"
+# As memparse(): the E of a hexadecimal number is a digit, not exa.
+sysfs_set $S/mem_limit 0x1E
+check_eq "$(stat_field $S/mm_stat mem_limit)" 4096 "mem_limit 0x1E (30 bytes, a page)"
 expect_errno EINVAL sysfs-write $S/mem_limit xyz
 sysfs_set $S/mem_limit 0
 check_eq "$(stat_field $S/mm_stat mem_limit)" 0 "mem_limit 0 (no limit)"
