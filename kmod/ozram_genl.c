@@ -318,6 +318,13 @@ static struct genl_family ozram_genl_family __ro_after_init = {
 	.small_ops = ozram_genl_ops,
 	.n_small_ops = ARRAY_SIZE(ozram_genl_ops),
 	/*
+	 * The handlers serialise on ozram_index_mutex and each device's
+	 * init_lock, which a long writeback or recompression can hold: under
+	 * genetlink's global mutex, one request waiting there would stall
+	 * every other family's requests too.
+	 */
+	.parallel_ops = true,
+	/*
 	 * resv_start_op 0: every command gets the strict checks of a new
 	 * family, a zero genlmsghdr.reserved and no nlmsg_flags beyond
 	 * request, ack, echo and dump, on top of the strict attribute
