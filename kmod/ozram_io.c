@@ -16,6 +16,7 @@
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -423,8 +424,13 @@ int ozram_alloc_slots(struct ozram *oz, u64 disksize)
 {
 	int ret;
 
-	oz->table = kvcalloc(disksize >> PAGE_SHIFT, sizeof(*oz->table),
-			     GFP_KERNEL | __GFP_NOWARN);
+	/*
+	 * vmalloc, as zram's table: kvmalloc() refuses more than INT_MAX
+	 * bytes, a device of about 341 GiB.
+	 */
+	oz->table = __vmalloc(array_size(disksize >> PAGE_SHIFT,
+					 sizeof(*oz->table)),
+			      GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!oz->table)
 		return -ENOMEM;
 	ret = ozram_park_alloc(oz, disksize);

@@ -15,9 +15,11 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
@@ -67,7 +69,9 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		goto out_close;
 	}
 	bitmap = kvcalloc(BITS_TO_LONGS(nr_pages), sizeof(long), GFP_KERNEL);
-	refs = kvcalloc(nr_pages, sizeof(*refs), GFP_KERNEL);
+	/* vmalloc: kvmalloc() refuses more than INT_MAX bytes (8 TiB). */
+	refs = __vmalloc(array_size(nr_pages, sizeof(*refs)),
+			 GFP_KERNEL | __GFP_ZERO);
 	if (!bitmap || !refs) {
 		kvfree(bitmap);
 		kvfree(refs);
