@@ -116,9 +116,13 @@ void apply_setting(Config& config, std::string_view key, std::string_view value,
         config.log_level = *level;
     } else if (key.starts_with("cost.")) {
         const std::string line = std::string(key.substr(5)) + " = " + std::string(value) + "\n";
-        // Checked now, against the defaults, so a typo fails at load time.
+        // Checked now, so that a typo fails at load time: the key and its
+        // value, each line alone.  The defaults have no GPU, whose rates a
+        // line of its own cannot all give, so they are given one here; the
+        // model the overrides apply to is the calibrated one, with its GPU.
         try {
-            (void)CostModel::parse(CostModel::defaults().serialize() + line);
+            (void)CostModel::parse(CostModel::defaults().serialize() +
+                                   "gpu.pcie_gbps = 1\ngpu.kernel_gbps = 1\n" + line);
         } catch (const Error& error) {
             throw ConfigError(std::string(key) + ": " + error.what());
         }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,42 @@ std::string error_of(const std::string& text) {
         return error.what();
     }
     return "accepted";
+}
+
+// A GPU's cost is overridden a key a line, as the man page's example does:
+// no line alone gives all of a GPU's rates.
+TEST(Config, TakesTheGpuCostsALineAtATime) {
+    EXPECT_EQ(error_of("cost.gpu.fixed_ns = 40000\n"), "accepted");
+    const Config config = parse_config(
+        "cost.gpu.fixed_ns = 40000\ncost.gpu.pcie_gbps = 50\ncost.gpu.kernel_gbps = 70\n", "test");
+    const auto model = ozram::CostModel::parse(config.cost_overrides);
+    ASSERT_TRUE(model.gpu.has_value());
+    EXPECT_EQ(model.gpu->fixed_ns, 40000);
+    EXPECT_EQ(model.gpu->kernel_gbps, 70);
+    EXPECT_NE(error_of("cost.gpu.pcie_gbps = 0\n").find("cost.gpu.pcie_gbps"), std::string::npos);
+}
+
+// The shipped ozramd.conf's examples ("#key = value") are settings the
+// agent takes: every one of them, uncommented, parses, and its cost
+// overrides apply on a host without a GPU.
+TEST(Config, TheShippedExamplesParse) {
+    std::ifstream file(OZRAMD_CONF_PATH);
+    ASSERT_TRUE(file) << OZRAMD_CONF_PATH;
+    std::string text;
+    std::size_t examples = 0;
+    for (std::string line; std::getline(file, line);) {
+        if (line.size() > 1 && line[0] == '#' && line[1] != ' ' && line[1] != '#') {
+            line.erase(0, 1);
+            ++examples;
+        }
+        text += line + "\n";
+    }
+    EXPECT_GE(examples, 9u);
+    ASSERT_EQ(error_of(text), "accepted");
+    // And on a host without a GPU, whose calibrated model has none.
+    const Config config = parse_config(text, "ozramd.conf");
+    EXPECT_NO_THROW((void)ozram::CostModel::parse(ozram::CostModel::defaults().serialize() +
+                                                  config.cost_overrides));
 }
 
 TEST(Config, ReadsEveryKeyAndIgnoresCommentsAndBlanks) {
