@@ -325,9 +325,16 @@ Ticket BatchPipeline::start(Slot& slot, int kind, std::uint32_t count, Enqueue&&
                          slot.stream);
         device_.record(slot.end, slot.stream);
     } catch (...) {
-        // What the stream holds is abandoned with it.
+        // What the stream holds is abandoned with it.  A slot whose stream
+        // cannot be replaced would fail every batch it takes: that ends the
+        // GPU's use, as a lost context does.
         drop_stream(slot);
-        make_stream(slot);
+        try {
+            make_stream(slot);
+        } catch (const DeviceFailure& failure) {
+            throw DeviceFailure(failure.code(), true,
+                                std::string("cannot replace a spoilt stream: ") + failure.what());
+        }
         throw;
     }
     slot.job = static_cast<Slot::Job>(kind);

@@ -272,6 +272,10 @@ std::uint64_t EmulatedDevice::elapsed_ns(Event from, Event to) {
 
 void EmulatedDevice::enqueue(Operation kind, Stream stream, std::function<void()> run) {
     check_alive();
+    if (refuse_next_ == kind) {
+        refuse_next_.reset();
+        throw DeviceFailure(2, false, "emulated device: launch refused");
+    }
     streams_.at(stream)->queue.push_back({kind, std::move(run), nullptr});
 }
 

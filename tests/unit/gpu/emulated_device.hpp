@@ -49,6 +49,9 @@ class EmulatedDevice final : public Device {
     // The next `count` streams are refused, not stickily (as when the
     // driver is out of memory).
     void refuse_streams(int count) { refuse_streams_ = count; }
+    // The next operation of `kind` is refused when it is enqueued, not
+    // stickily, as CUDA reports a launch it cannot make at the launch.
+    void refuse_next(Operation kind) { refuse_next_ = kind; }
     // Registration is refused from now on (as for memory the driver cannot pin).
     void refuse_registration(bool refuse) { refuse_registration_ = refuse; }
 
@@ -139,6 +142,7 @@ class EmulatedDevice final : public Device {
     bool garble_ = false;
     std::optional<std::uint8_t> garble_decompression_;
     int refuse_streams_ = 0;
+    std::optional<Operation> refuse_next_;
     std::uint64_t clock_ = 0;
     std::uint64_t bytes_uploaded_ = 0;
     std::uint64_t bytes_downloaded_ = 0;

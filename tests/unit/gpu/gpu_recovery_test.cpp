@@ -214,5 +214,27 @@ TEST(GpuRecovery, AnImpossibleDecompressionStatusIsRedoneOnTheCpu) {
     }
 }
 
+// A launch refused at once spoils its stream, and a new stream cannot be
+// had: the slot would fail every batch it took, so the GPU is given up,
+// and every page is still right.
+TEST(GpuRecovery, AStreamThatCannotBeReplacedEndsTheGpusUse) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 2});
+    const auto pages = mixed_pages(32);
+    const auto inputs = pointers_to(pages);
+    Area output(pages.size());
+    const auto outputs = output.outputs();
+    device->refuse_next(Operation::Compress);
+    device->refuse_streams(1);
+    BatchResult result;
+    gpu->complete(gpu->submit(inputs, outputs, result));
+    EXPECT_EQ(wrong_in_outputs(result, outputs, pages, 0), 0u);
+    EXPECT_EQ(result.backend, Backend::Cpu);
+    EXPECT_FALSE(gpu->gpu_in_use());
+    BatchResult later;
+    gpu->compress(inputs, later);
+    EXPECT_EQ(wrong_in_payload(later, pages), 0u);
+    EXPECT_EQ(later.backend, Backend::Cpu);
+}
+
 }  // namespace
 }  // namespace ozram::gpu::test
