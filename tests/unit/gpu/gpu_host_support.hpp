@@ -115,6 +115,14 @@ inline bool stores(const CompressedPage& stored, const std::uint8_t* bytes, cons
     }
 }
 
+// Pages of `restored` (a decompression's outputs) that differ from `pages`.
+inline std::size_t wrong_restored(const Area& restored, const std::vector<Page>& pages) {
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        wrong += std::memcmp(restored.page(i), pages[i].data(), PAGE_SIZE) == 0 ? 0 : 1;
+    return wrong;
+}
+
 // Pages of a payload batch that do not store their original.
 inline std::size_t wrong_in_payload(const BatchResult& batch, const std::vector<Page>& pages) {
     if (batch.pages.size() != pages.size())
