@@ -141,7 +141,7 @@ Stream EmulatedDevice::create_stream() {
     check_alive();
     if (refuse_streams_ > 0) {
         --refuse_streams_;
-        throw DeviceFailure(2, false, "emulated: cudaStreamCreate: out of memory");
+        throw DeviceFailure(2, false, "emulated device: no stream (out of memory)");
     }
     auto state = std::make_unique<StreamState>();
     auto* tag = reinterpret_cast<StreamTag*>(state.get());
