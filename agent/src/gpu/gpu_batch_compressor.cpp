@@ -207,6 +207,12 @@ struct GpuBatchCompressor::Impl {
             } catch (const gpu::DeviceFailure& failure) {
                 abandon(ticket);
                 recover(failure, "compression");
+            } catch (...) {
+                // Not the device's failure (the host out of memory): the
+                // batch fails, and its slot is free for the next.
+                abandon(ticket);
+                entry.error = std::current_exception();
+                return;
             }
         }
         ++fallback_batches;
@@ -264,6 +270,14 @@ struct GpuBatchCompressor::Impl {
             for (const gpu::Ticket ticket : running)
                 abandon(ticket);
             recover(failure, operation);
+        } catch (...) {
+            // Not the device's failure: the call fails, and every slot it
+            // took is free again (settle() left none to async batches).
+            if (pipeline) {
+                for (const gpu::Ticket ticket : pipeline->tickets())
+                    abandon(ticket);
+            }
+            throw;
         }
         ++fallback_batches;
         return false;
@@ -428,6 +442,9 @@ PageCompressor::Ticket GpuBatchCompressor::submit(std::span<const std::uint8_t* 
                 impl.pipeline->submit(gpu::CompressJob{pages, outputs, false, &out, 0});
         } catch (const gpu::DeviceFailure& failure) {
             impl.recover(failure, "compression");
+        } catch (...) {
+            *entry = Impl::InFlight{};  // not the device's failure: the batch fails
+            throw;
         }
     }
     if (!entry->on_device) {

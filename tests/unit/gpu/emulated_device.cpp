@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <utility>
 
 #include "kernels/lz4_compress.cuh"
 #include "kernels/lz4_decompress.cuh"
@@ -261,6 +263,8 @@ bool EmulatedDevice::done(Event event) {
 
 void EmulatedDevice::wait(Event event) {
     check_alive();
+    if (std::exchange(exhaust_at_wait_, false))
+        throw std::bad_alloc();
     run_until(*events_.at(event));
 }
 
@@ -275,6 +279,10 @@ void EmulatedDevice::enqueue(Operation kind, Stream stream, std::function<void()
     if (refuse_next_ == kind) {
         refuse_next_.reset();
         throw DeviceFailure(2, false, "emulated device: launch refused");
+    }
+    if (exhaust_at_enqueue_ == kind) {
+        exhaust_at_enqueue_.reset();
+        throw std::bad_alloc();
     }
     streams_.at(stream)->queue.push_back({kind, std::move(run), nullptr});
 }

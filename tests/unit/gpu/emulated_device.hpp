@@ -52,6 +52,12 @@ class EmulatedDevice final : public Device {
     // The next operation of `kind` is refused when it is enqueued, not
     // stickily, as CUDA reports a launch it cannot make at the launch.
     void refuse_next(Operation kind) { refuse_next_ = kind; }
+    // The next operation of `kind` throws std::bad_alloc when it is
+    // enqueued, and the next wait() does before it runs anything: the host
+    // out of memory while the pipeline prepares or finishes a batch, a
+    // failure that is not the device's.
+    void exhaust_host_at_next(Operation kind) { exhaust_at_enqueue_ = kind; }
+    void exhaust_host_at_next_wait() { exhaust_at_wait_ = true; }
     // Registration is refused from now on (as for memory the driver cannot pin).
     void refuse_registration(bool refuse) { refuse_registration_ = refuse; }
 
@@ -143,6 +149,8 @@ class EmulatedDevice final : public Device {
     std::optional<std::uint8_t> garble_decompression_;
     int refuse_streams_ = 0;
     std::optional<Operation> refuse_next_;
+    std::optional<Operation> exhaust_at_enqueue_;
+    bool exhaust_at_wait_ = false;
     std::uint64_t clock_ = 0;
     std::uint64_t bytes_uploaded_ = 0;
     std::uint64_t bytes_downloaded_ = 0;

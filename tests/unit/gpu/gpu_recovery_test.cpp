@@ -233,5 +233,74 @@ TEST(GpuRecovery, AStreamThatCannotBeReplacedEndsTheGpusUse) {
     EXPECT_EQ(later.backend, Backend::Cpu);
 }
 
+// Whether three batches in flight at once, as many as `gpu` takes, all
+// run on the GPU and store their pages: no slot is held by a batch that
+// failed earlier.
+void expect_three_batches_on_the_gpu(GpuBatchCompressor& gpu) {
+    ThreeBatches three;
+    const auto tickets = three.submit(gpu);
+    for (std::size_t b = 0; b < ThreeBatches::BATCHES; ++b) {
+        gpu.complete(tickets[b]);
+        EXPECT_EQ(wrong_in_outputs(three.results[b], three.outputs_of(b), three.pages,
+                                   b * ThreeBatches::PAGES),
+                  0u)
+            << "batch " << b;
+        EXPECT_EQ(three.results[b].backend, Backend::Gpu) << "batch " << b;
+    }
+}
+
+// A failure that is not the device's (the host out of memory) fails its
+// batch, whose caller redoes it, and releases what the batch held: the GPU
+// stays in use with every slot.
+TEST(GpuRecovery, AHostFailureWhileABatchStartsHoldsNoSlot) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
+    const auto pages = mixed_pages(32);
+    Area output(pages.size());
+    BatchResult result;
+    device->exhaust_host_at_next(Operation::Compress);
+    EXPECT_THROW(gpu->submit(pointers_to(pages), output.outputs(), result), std::bad_alloc);
+    expect_three_batches_on_the_gpu(*gpu);
+    EXPECT_EQ(gpu->fallback_batches(), 0u);
+}
+
+TEST(GpuRecovery, AHostFailureWhileABatchFinishesHoldsNoSlot) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
+    const auto pages = mixed_pages(32);
+    Area output(pages.size());
+    BatchResult result;
+    const auto ticket = gpu->submit(pointers_to(pages), output.outputs(), result);
+    device->exhaust_host_at_next_wait();
+    EXPECT_THROW(gpu->complete(ticket), std::bad_alloc);
+    EXPECT_THROW(gpu->complete(ticket), std::system_error) << "the ticket is over";
+    expect_three_batches_on_the_gpu(*gpu);
+}
+
+// A synchronous call runs in chunks, a slot each, several in flight: a host
+// failure while one finishes gives every chunk's slot back.
+TEST(GpuRecovery, AHostFailureInASynchronousCallHoldsNoSlot) {
+    for (const bool decompress : {false, true}) {
+        SCOPED_TRACE(decompress ? "decompression" : "compression");
+        auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
+        const auto pages = mixed_pages(128);
+        BatchResult batch;
+        Area restored(pages.size());
+        if (decompress) {
+            gpu->compress(pointers_to(pages), batch);
+            device->exhaust_host_at_next_wait();
+            EXPECT_THROW(gpu->decompress(batch, restored.outputs()), std::bad_alloc);
+        } else {
+            device->exhaust_host_at_next_wait();
+            EXPECT_THROW(gpu->compress(pointers_to(pages), batch), std::bad_alloc);
+        }
+        expect_three_batches_on_the_gpu(*gpu);
+        gpu->compress(pointers_to(pages), batch);
+        EXPECT_EQ(wrong_in_payload(batch, pages), 0u);
+        EXPECT_EQ(batch.backend, Backend::Gpu);
+        gpu->decompress(batch, restored.outputs());
+        EXPECT_EQ(wrong_restored(restored, pages), 0u);
+        EXPECT_EQ(gpu->fallback_batches(), 0u);
+    }
+}
+
 }  // namespace
 }  // namespace ozram::gpu::test
