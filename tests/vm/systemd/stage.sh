@@ -50,11 +50,8 @@ install)
 	grep -q '^ozram ' /proc/modules && fail "ozram is loaded before the packages are installed"
 	files >"$T/files-before"
 
-	step "apt-get install ./*.deb (the VM has no network: every dependency is installed)"
-	apt-get install -y "$T"/debs/*.deb
-	for p in ozram-dkms ozramd ozram-tools; do
-		check_eq "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p")" "ii " "dpkg status of $p"
-	done
+	step "apt-get install ./ozram-dkms*.deb (the VM has no network: every dependency is installed)"
+	apt-get install -y --no-install-recommends "$T"/debs/ozram-dkms_*.deb
 
 	step "DKMS built ozram.ko for the running kernel"
 	dkms status ozram
@@ -69,8 +66,25 @@ install)
 	esac
 	check_eq "$(modinfo -F vermagic ozram | cut -d' ' -f1)" "$(uname -r)" "its vermagic"
 
-	step "the agent's unit is enabled, bound to the ring device"
+	step "the module loaded before the agent's package: installing it starts the agent"
+	modprobe ozram
+	[ -c /dev/ozram-ring ] || fail "no /dev/ozram-ring after modprobe ozram"
+	ok "/dev/ozram-ring, created before udev has the package's rule"
+	apt-get install -y "$T"/debs/ozramd_*.deb "$T"/debs/ozram-tools_*.deb
+	for p in ozram-dkms ozramd ozram-tools; do
+		check_eq "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p")" "ii " "dpkg status of $p"
+	done
 	check_eq "$(systemctl is-enabled ozramd.service)" enabled "systemctl is-enabled ozramd"
+	wait_for 60 "ozramd.service is active: the ring device started it" \
+		sh -c '[ "$(systemctl is-active ozramd.service)" = active ]'
+	wait_for 60 "the agent is attached to the ring" sh -c 'ozramctl agent | grep -q "^agent_state: *attached"'
+
+	step "without the module, the agent's unit is enabled and idle"
+	systemctl stop ozramd.service
+	rmmod ozram
+	grep -q '^ozram ' /proc/modules && fail "ozram is still loaded"
+	ok "ozram unloaded"
+	sleep 2
 	systemctl is-active --quiet ozramd.service && fail "ozramd is active without the module"
 	ok "ozramd is not started without the ring device"
 
@@ -105,8 +119,7 @@ boot)
 	ok "zram0's algorithm is lz4"
 	zramctl
 
-	step "ozramd under its shipped unit"
-	systemctl start ozramd.service
+	step "ozramd under its shipped unit, started by the ring device"
 	wait_for 60 "ozramd.service is active" sh -c '[ "$(systemctl is-active ozramd.service)" = active ]'
 	wait_for 60 "the agent is attached to the ring" sh -c 'ozramctl agent | grep -q "^agent_state: *attached"'
 	ozramctl agent
