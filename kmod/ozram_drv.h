@@ -100,10 +100,15 @@ struct ozram {
 	 * Read by a pass as it starts.
 	 */
 	bool wb_compressed;
-	/* Protects wb_limit_enable and bd_wb_limit (in 4 KiB units). */
+	/*
+	 * Protects wb_limit_enable, bd_wb_limit (in 4 KiB units) and
+	 * wb_limit_writes, the count of the user's writes of either: a pass
+	 * gives back only budget it took after the last of them.
+	 */
 	spinlock_t wb_limit_lock;
 	bool wb_limit_enable;
 	u64 bd_wb_limit;
+	u64 wb_limit_writes;
 	/*
 	 * Parked pages (ozram_io_park.c): the slots written raw while the
 	 * agent could not take them, in the order written.  Writers add

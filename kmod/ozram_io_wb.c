@@ -67,6 +67,19 @@ static void ozram_wb_end_io(struct bio *bio)
 }
 
 /*
+ * What the user writes to writeback_limit or writeback_limit_enable stands:
+ * budget taken before it is spent, never given back on top of it.  Under
+ * wb_limit_lock.
+ */
+static void ozram_wb_budget_since_user(struct ozram_wb_ctl *ctl)
+{
+	if (ctl->limit_writes != ctl->oz->wb_limit_writes) {
+		ctl->charged = 0;
+		ctl->limit_writes = ctl->oz->wb_limit_writes;
+	}
+}
+
+/*
  * Gives back the budget of a page that did not go to the backing device.
  * Only what the pass took: the limit may have been enabled after it picked
  * the page, and a refund of budget never taken would raise the limit.
@@ -76,6 +89,7 @@ void ozram_wb_refund(struct ozram_wb_ctl *ctl)
 	struct ozram *oz = ctl->oz;
 
 	spin_lock(&oz->wb_limit_lock);
+	ozram_wb_budget_since_user(ctl);
 	if (ctl->charged) {
 		ctl->charged -= OZRAM_WB_UNITS;
 		if (oz->wb_limit_enable)
@@ -310,6 +324,7 @@ static bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl)
 	bool ok = true;
 
 	spin_lock(&oz->wb_limit_lock);
+	ozram_wb_budget_since_user(ctl);
 	if (oz->wb_limit_enable) {
 		if (oz->bd_wb_limit < OZRAM_WB_UNITS) {
 			ok = false;

@@ -77,9 +77,11 @@ struct ozram_wb_ctl {
 	int io_err;
 	/*
 	 * Budget units of writeback_limit this pass took and has not given
-	 * back; under the device's wb_limit_lock.
+	 * back, since the user last wrote the limit (the device's
+	 * wb_limit_writes was then limit_writes); under its wb_limit_lock.
 	 */
 	unsigned long charged;
+	u64 limit_writes;
 };
 
 /* The most blocks one object lies in: it may span two. */

@@ -28,6 +28,23 @@
 
 /* ---- the backing device ------------------------------------------------ */
 
+/*
+ * Opens the backing device exclusively (O_EXCL on a block device, as zram
+ * claims it): nobody else may write the blocks ozram owns.  The claim is
+ * the file's, and holds until the file is closed.  The device that backs
+ * this one already is claimed by its open file: that file is taken again,
+ * as zram, the holder of its claim, claims it again.
+ */
+static struct file *ozram_wb_open(struct ozram *oz, const char *path)
+{
+	dev_t devt;
+
+	if (oz->backing_file && !lookup_bdev(path, &devt) &&
+	    devt == oz->bdev->bd_dev)
+		return get_file(oz->backing_file);
+	return filp_open(path, O_RDWR | O_LARGEFILE | O_EXCL, 0);
+}
+
 int ozram_wb_set_backing(struct ozram *oz, const char *path)
 {
 	struct block_device *bdev = NULL;
@@ -45,12 +62,7 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		goto out_unlock;
 	}
 
-	/*
-	 * Exclusive (O_EXCL on a block device, as zram opens it): nobody else
-	 * may write the blocks ozram owns.  The claim is the file's, and
-	 * holds until it is closed.
-	 */
-	file = filp_open(path, O_RDWR | O_LARGEFILE | O_EXCL, 0);
+	file = ozram_wb_open(oz, path);
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
 		goto out_unlock;

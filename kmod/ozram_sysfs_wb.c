@@ -77,6 +77,7 @@ static ssize_t writeback_limit_enable_store(struct device *dev,
 		return -EINVAL;
 	spin_lock(&oz->wb_limit_lock);
 	oz->wb_limit_enable = val;
+	oz->wb_limit_writes++;
 	spin_unlock(&oz->wb_limit_lock);
 	return len;
 }
@@ -105,6 +106,7 @@ static ssize_t writeback_limit_store(struct device *dev,
 		return -EINVAL;
 	spin_lock(&oz->wb_limit_lock);
 	oz->bd_wb_limit = val;
+	oz->wb_limit_writes++;
 	spin_unlock(&oz->wb_limit_lock);
 	return len;
 }

@@ -67,6 +67,8 @@ expect_errno ENOENT sysfs-write $S/backing_dev /dev/nonexistent
 expect_errno ENOTBLK sysfs-write $S/backing_dev /tmp/data.bin
 expect_errno EINVAL sysfs-write $S/writeback idle
 sysfs_set $S/backing_dev "$L"
+# zram claims the device again, as the holder of its claim: no EBUSY.
+expect_errno OK sysfs-write $S/backing_dev "$L"
 check_eq "$(cat $S/backing_dev)" "$L" "backing_dev after setting it"
 check_eq "$(cat $S/writeback_limit_enable)" 0 "writeback_limit_enable by default"
 check_eq "$(cat $S/writeback_limit)" 0 "writeback_limit by default"
@@ -245,6 +247,33 @@ check_eq "$(bd 1)" $((TEXT + RAND)) "bd_count after writing back again"
 verify "after writing back again"
 dev_reset 0
 dmsetup remove ozwb || fail "the dm device is still held after reset"
+
+step "writeback_limit written during a pass stands, whatever its writes do"
+# Reads from the loop device at once; every write fails, 3 s late.
+dmsetup create ozerr --table "0 $sectors error" || fail "dmsetup create failed"
+E=$(dmsetup info -c --noheadings -o major,minor ozerr | tr -d ' ')
+dmsetup create ozwb --table "0 $sectors delay $L 0 0 $E 0 3000" ||
+	fail "dmsetup create failed"
+M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozwb | tr -d ' ')
+sysfs_set $S/backing_dev "$M"
+dev_setup 0 64M
+fill
+sysfs_set $S/idle all
+sysfs_set $S/writeback_limit_enable 1
+sysfs_set $S/writeback_limit 100000
+sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
+wb=$!
+sleep 1
+kill -0 $wb 2>/dev/null || fail "the writeback ended before the limit was written: the check proves nothing"
+sysfs_set $S/writeback_limit 0
+wait $wb || true # sysfs-write exits 1 on an errno: its output says which
+check_eq "$(tail -n 1 /tmp/wb.out)" EIO "the pass, its writes failed and its limit spent"
+check_eq "$(cat $S/writeback_limit)" 0 "writeback_limit after the failed writes"
+check_eq "$(bd 1)" 0 "bd_count"
+verify "after the failed writes"
+sysfs_set $S/writeback_limit_enable 0
+dev_reset 0
+dmsetup remove ozwb && dmsetup remove ozerr || fail "the dm devices are still held after reset"
 
 # The last two steps in each of ozram's forms: a block per page, then
 # compressed objects packed into blocks (compressed_writeback=1).
