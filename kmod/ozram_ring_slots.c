@@ -112,7 +112,12 @@ enum ozram_ring_take_back ozram_ring_slots_take_back(struct ozram_ring_slots *s,
 {
 	if (s->states[slot] != OZRAM_RING_SLOT_IN_FLIGHT)
 		return OZRAM_RING_NOT_IN_FLIGHT;
-	if (now - s->posted[slot] < age)
+	/*
+	 * Signed: a slot posted after @now (staged while the caller, its
+	 * clock read, waited for the ring's lock) is young, not a tick
+	 * count's wrap old.  An age of 0 takes back every slot in flight.
+	 */
+	if (age && (long)(now - s->posted[slot]) < (long)age)
 		return OZRAM_RING_LEFT_IN_FLIGHT;
 	s->states[slot] = OZRAM_RING_SLOT_KEPT;
 	return OZRAM_RING_TAKEN_BACK;

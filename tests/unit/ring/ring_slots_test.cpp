@@ -303,6 +303,18 @@ TEST(RingSlots, TakeBackAcrossTheTickWrap) {
     (void)generation;
 }
 
+// The caller reads the clock before it takes the ring's lock, and a writer
+// may stage a page in between: a posting stamped after the scan's clock is
+// young, not a wrapped-around age, but for an age of 0, which takes back all.
+TEST(RingSlots, APostingStampedAfterTheScanIsYoung) {
+    Slots s(1);
+    const auto [slot, generation] = s.post(1001);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), slot, 1000, 100), OZRAM_RING_LEFT_IN_FLIGHT);
+    EXPECT_EQ(s.state(slot), OZRAM_RING_SLOT_IN_FLIGHT);
+    EXPECT_EQ(ozram_ring_slots_take_back(s.get(), slot, 1000, 0), OZRAM_RING_TAKEN_BACK);
+    (void)generation;
+}
+
 class ResultCheck : public ::testing::Test {
   protected:
     ResultCheck()
