@@ -404,6 +404,35 @@ static int ozram_wb_pick_raw(struct ozram_wb_ctl *ctl, u32 index)
 }
 
 /*
+ * Sends the batches being filled and waits for every write: pages that
+ * failed or went stale give their blocks and budget back.  Return: whether
+ * any batch was open or in flight.
+ */
+static bool ozram_wb_settle(struct ozram_wb_ctl *ctl)
+{
+	bool busy = ctl->raw || ctl->packed || ctl->inflight;
+
+	if (ctl->raw)
+		ozram_wb_submit_raw(ctl);
+	if (ctl->packed)
+		ozram_wb_submit_packed(ctl);
+	ozram_wb_reap(ctl, 0);
+	return busy;
+}
+
+/* Picks slot @index, if it is a candidate: as ozram_wb_pick_raw(). */
+static int ozram_wb_pick(struct ozram_wb_ctl *ctl, u32 index, bool packing)
+{
+	int size = ozram_wb_classify(ctl, index, packing);
+
+	if (size < 0)
+		return 0;
+	if (size)
+		return ozram_wb_pick_packed(ctl, index, size);
+	return ozram_wb_pick_raw(ctl, index);
+}
+
+/*
  * One pass over slots [@index, @index + @count).  Return: 0; -EIO when the
  * limit ran out before the end, or a write failed (zram's errno, the last
  * one); -ENOSPC when the backing device is full; -ENOMEM.
@@ -424,30 +453,23 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 		return ret;
 
 	for (; count; index++, count--) {
-		int size, picked;
+		int picked;
 
+		/*
+		 * Pages in flight give their budget and blocks back if they
+		 * fail or go stale: out of either, let them land before
+		 * deciding.  zram, a page at a time, has them back at once.
+		 */
 		if (!ozram_wb_take_budget(&ctl)) {
-			/*
-			 * Pages in flight give theirs back if they fail or
-			 * go stale: let them land before deciding.
-			 */
-			if (ctl.raw)
-				ozram_wb_submit_raw(&ctl);
-			if (ctl.packed)
-				ozram_wb_submit_packed(&ctl);
-			ozram_wb_reap(&ctl, 0);
+			ozram_wb_settle(&ctl);
 			if (!ozram_wb_take_budget(&ctl)) {
 				ret = -EIO;
 				break;
 			}
 		}
-		size = ozram_wb_classify(&ctl, index, packing);
-		if (size < 0)
-			picked = 0;
-		else if (size)
-			picked = ozram_wb_pick_packed(&ctl, index, size);
-		else
-			picked = ozram_wb_pick_raw(&ctl, index);
+		picked = ozram_wb_pick(&ctl, index, packing);
+		if (picked == -ENOSPC && ozram_wb_settle(&ctl))
+			picked = ozram_wb_pick(&ctl, index, packing);
 		if (picked <= 0)
 			ozram_wb_refund(&ctl);
 		if (picked < 0) {

@@ -275,6 +275,29 @@ sysfs_set $S/writeback_limit_enable 0
 dev_reset 0
 dmsetup remove ozwb && dmsetup remove ozerr || fail "the dm devices are still held after reset"
 
+step "a small backing device whose writes fail: every page is tried, EIO"
+# 255 usable blocks for 4608 pages: the blocks of failed writes are used
+# again, as zram's one block is, and the pass ends with the writes' error,
+# not ENOSPC.
+dmsetup create ozerr --table "0 2048 error" || fail "dmsetup create failed"
+M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozerr | tr -d ' ')
+sysfs_set $S/backing_dev "$M"
+dev_setup 0 64M
+fill
+sysfs_set $S/idle all
+if [ "$DEV" = ozram ]; then
+	failed=$(backend_field bd_write_failed_pages_total)
+fi
+expect_errno EIO sysfs-write $S/writeback idle
+check_eq "$(bd 1)" 0 "bd_count"
+if [ "$DEV" = ozram ]; then
+	check_eq "$(($(backend_field bd_write_failed_pages_total) - failed))" $((TEXT + RAND)) \
+		"pages whose write failed: every candidate"
+fi
+verify "after the failed writes"
+dev_reset 0
+dmsetup remove ozerr || fail "the dm device is still held after reset"
+
 # The last two steps in each of ozram's forms: a block per page, then
 # compressed objects packed into blocks (compressed_writeback=1).
 FORMS=0
