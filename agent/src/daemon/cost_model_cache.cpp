@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config.hpp"
 #include "log.hpp"
 #include "ozram/error.hpp"
 
@@ -49,21 +50,29 @@ void write_cache(const std::string& path, const std::string& text) {
 }  // namespace
 
 CostModel load_cost_model(const std::string& path, bool recalibrate, const std::string& overrides) {
-    std::string cached;
-    if (!recalibrate && read_file(path, cached)) {
+    // The cache is judged alone: overrides that make no model are the
+    // configuration's fault, and a recalibration would not mend them.
+    std::string base;
+    if (!recalibrate && read_file(path, base)) {
         try {
-            const CostModel model = CostModel::parse(cached + overrides);
+            (void)CostModel::parse(base);
             log_info("cost model read from " + path);
-            return model;
         } catch (const Error& error) {
             log_warning(path + " is not a valid cost model (" + error.what() + "); recalibrating");
+            base.clear();
         }
     }
-    log_info("calibrating the cost model");
-    const CostModel measured = CostModel::calibrate();
-    const std::string text = measured.serialize();
-    write_cache(path, text);
-    return overrides.empty() ? measured : CostModel::parse(text + overrides);
+    if (base.empty()) {
+        log_info("calibrating the cost model");
+        base = CostModel::calibrate().serialize();
+        write_cache(path, base);
+    }
+    try {
+        return CostModel::parse(base + overrides);
+    } catch (const Error& error) {
+        throw ConfigError(std::string("the cost.* settings do not make a cost model with ") + path +
+                          "'s: " + error.what());
+    }
 }
 
 }  // namespace ozram::daemon

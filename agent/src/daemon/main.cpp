@@ -336,6 +336,11 @@ int run(int argc, char** argv) {
     int status = EXIT_RUNTIME;
     try {
         status = serve(options, config, std::move(inherited));
+    } catch (const ConfigError& error) {
+        // Found only when applied (the cost.* settings): a restart cannot
+        // mend it either.
+        log_error(error.what());
+        status = EXIT_USAGE;
     } catch (const std::exception& error) {
         log_error(error.what());
     }
