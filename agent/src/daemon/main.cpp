@@ -50,19 +50,21 @@ bool ring_absent(const Error& error) {
 }
 
 // Attaches, or with --wait retries while the ring does not exist yet.
+// Null when a signal asked the agent to stop before a ring was attached.
 std::unique_ptr<ring::RingTransport> attach(const Options& options) {
-    while (true) {
+    while (!signal_flags().stop) {
         try {
             return attach_once(options);
         } catch (const ring::AbiVersionError&) {
             throw;
         } catch (const Error& error) {
-            if (!options.wait_for_ring || !ring_absent(error) || signal_flags().stop) {
+            if (!options.wait_for_ring || !ring_absent(error)) {
                 throw;
             }
         }
         std::this_thread::sleep_for(ATTACH_RETRY);
     }
+    return nullptr;
 }
 
 CpuConfig cpu_config(const Config& config) {
@@ -194,6 +196,10 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     } catch (const Error& error) {
         log_error(error.what());
         return ring_absent(error) ? EXIT_NO_RING : EXIT_RUNTIME;
+    }
+    if (!transport) {
+        log_info("stopped by a signal before a ring was attached");
+        return EXIT_OK;
     }
     const ring::RingView& view = transport->view();
     log_info("attached to " + transport->describe() + ": " + std::to_string(view.header.slots) +

@@ -448,4 +448,18 @@ TEST(Ozramd, AfterAnAgentCrashTheProducerTakesBackAndANewAgentServesOn) {
                 static_cast<unsigned long long>(producer.stale()));
 }
 
+// --wait retries until a signal stops the agent (ozramd(8)): SIGTERM before
+// any ring is there is a stop, status 0, not a missing ring.
+TEST(Ozramd, SigtermWhileWaitingForTheRingStopsItWithStatus0) {
+    Scratch scratch;
+    auto arguments = agent_args(scratch, unique_name("absent"));
+    arguments.emplace_back("--wait");
+    Ozramd agent(scratch, arguments);
+    ASSERT_TRUE(log_shows(agent, "nice ")) << agent.log();
+    std::this_thread::sleep_for(300ms);
+    agent.signal(SIGTERM);
+    EXPECT_EQ(agent.wait(), 0) << agent.log();
+    EXPECT_EQ(agent.log().find("error:"), std::string::npos) << agent.log();
+}
+
 }  // namespace
