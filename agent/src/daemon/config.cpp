@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -161,6 +162,11 @@ Config parse_config(std::string_view text, const std::string& source, Config bas
 }
 
 Config load_config_file(const std::string& path, bool must_exist) {
+    // A directory opens, and reads as nothing: an empty configuration.
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) {
+        throw ConfigError("cannot read " + path + ": " + std::strerror(EISDIR));
+    }
     std::ifstream file(path);
     if (!file) {
         if (!must_exist && errno == ENOENT) {

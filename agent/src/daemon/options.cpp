@@ -88,7 +88,7 @@ const char* usage_text() {
            "                           through pinned buffers (default in-place)\n"
            "      --huge-threshold N   largest LZ4 page kept, 1..4096 bytes; a longer one is\n"
            "                           stored raw.  The ring's own threshold applies too\n"
-           "                           (default 4096: the ring's decides)\n"
+           "                           (default 4096: the ring's threshold decides)\n"
            "      --log-level L        error, warning, info or debug (default info)\n"
            "      --nice N             nice value of every thread, -20..19, or auto\n"
            "                           (default auto: 19 without a GPU, so applications\n"

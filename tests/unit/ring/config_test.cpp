@@ -127,6 +127,16 @@ std::vector<char*> argv_of(std::vector<std::string>& words) {
     return argv;
 }
 
+TEST(Config, ADirectoryIsNoConfigurationFile) {
+    try {
+        (void)ozram::daemon::load_config_file("/tmp", true);
+        FAIL() << "a directory read as an empty configuration";
+    } catch (const ConfigError& error) {
+        EXPECT_NE(std::string(error.what()).find("/tmp: Is a directory"), std::string::npos)
+            << error.what();
+    }
+}
+
 TEST(Options, FlagsParseAndOverrideTheFile) {
     std::vector<std::string> words{
         "ozramd",    "--shm", "ring0", "--batch-size", "64",
