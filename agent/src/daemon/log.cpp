@@ -1,9 +1,13 @@
 #include "log.hpp"
 
+#include <sys/stat.h>
 #include <syslog.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ozram::daemon {
 namespace {
@@ -23,6 +27,39 @@ int syslog_priority(LogLevel level) {
             return LOG_DEBUG;
     }
     return LOG_INFO;
+}
+
+// The priority prefix journald reads (SyslogLevelPrefix=, on by default)
+// from a line on a stream it is given: without one, it files every line at
+// info, errors included.
+const char* journal_priority(LogLevel level) {
+    switch (level) {
+        case LogLevel::Error:
+            return SD_ERR;
+        case LogLevel::Warning:
+            return SD_WARNING;
+        case LogLevel::Info:
+            return SD_INFO;
+        case LogLevel::Debug:
+            return SD_DEBUG;
+    }
+    return SD_INFO;
+}
+
+// Whether stderr is the journal's stream: systemd names it in JOURNAL_STREAM
+// as "DEVICE:INODE" (systemd.exec(5)).  A stderr redirected elsewhere by
+// the service's own command has another.
+bool stderr_is_the_journal() {
+    const char* stream = std::getenv("JOURNAL_STREAM");
+    struct stat st {};
+    if (stream == nullptr || ::fstat(STDERR_FILENO, &st) != 0) {
+        return false;
+    }
+    unsigned long long device = 0;
+    unsigned long long inode = 0;
+    return std::sscanf(stream, "%llu:%llu", &device, &inode) == 2 &&
+           device == static_cast<unsigned long long>(st.st_dev) &&
+           inode == static_cast<unsigned long long>(st.st_ino);
 }
 
 const char* prefix(LogLevel level) {
@@ -76,7 +113,9 @@ void log(LogLevel level, const std::string& message) {
     if (to_syslog) {
         ::syslog(syslog_priority(level), "%s", message.c_str());
     } else {
-        std::fprintf(stderr, "ozramd: %s%s\n", prefix(level), message.c_str());
+        static const bool journal = stderr_is_the_journal();
+        std::fprintf(stderr, "%sozramd: %s%s\n", journal ? journal_priority(level) : "",
+                     prefix(level), message.c_str());
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -460,6 +461,30 @@ TEST(Ozramd, SigtermWhileWaitingForTheRingStopsItWithStatus0) {
     agent.signal(SIGTERM);
     EXPECT_EQ(agent.wait(), 0) << agent.log();
     EXPECT_EQ(agent.log().find("error:"), std::string::npos) << agent.log();
+}
+
+// Under systemd, stderr is the journal's stream (JOURNAL_STREAM names it):
+// each line carries its priority for journald to file it under, so that
+// "journalctl -p warning" shows the agent's errors.  Elsewhere, no prefix.
+TEST(Ozramd, OnTheJournalsStreamEachLineCarriesItsPriority) {
+    Scratch scratch;
+    Ozramd agent(scratch, agent_args(scratch, unique_name("absent")), [] {
+        struct stat st {};
+        if (::fstat(STDERR_FILENO, &st) != 0) {
+            std::_Exit(126);
+        }
+        const std::string stream = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+        ::setenv("JOURNAL_STREAM", stream.c_str(), 1);
+    });
+    EXPECT_EQ(agent.wait(), 4) << agent.log();
+    EXPECT_NE(agent.log().find("<3>ozramd: error: "), std::string::npos) << agent.log();
+    EXPECT_NE(agent.log().find("<6>ozramd: "), std::string::npos) << agent.log();
+
+    Ozramd elsewhere(scratch, agent_args(scratch, unique_name("absent")),
+                     [] { ::setenv("JOURNAL_STREAM", "1:1", 1); });
+    EXPECT_EQ(elsewhere.wait(), 4) << elsewhere.log();
+    EXPECT_EQ(elsewhere.log().find('<'), std::string::npos) << elsewhere.log();
+    EXPECT_NE(elsewhere.log().find("ozramd: error: "), std::string::npos) << elsewhere.log();
 }
 
 }  // namespace
