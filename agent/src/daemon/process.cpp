@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -29,6 +30,7 @@ namespace ozram::daemon {
 namespace {
 
 int ready_pipe = -1;  // write end, held by the daemon until report_ready()
+int pidfile_fd = -1;  // the pidfile this process wrote, locked while it runs
 
 [[noreturn]] void fail(const std::string& what) {
     const int code = errno;
@@ -105,20 +107,42 @@ void report_ready(int exit_status) {
 }
 
 void write_pidfile(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Not truncated before it is locked: another ozramd's, still running,
+    // is left as it is.
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         fail("cannot write " + path);
     }
-    const std::string text = std::to_string(::getpid()) + "\n";
-    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    if (!written) {
-        fail("cannot write " + path);
+    if (::flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        const int code = errno;
+        char owner[32] = {};
+        const ssize_t n = ::pread(fd, owner, sizeof(owner) - 1, 0);
+        ::close(fd);
+        if (code != EWOULDBLOCK) {
+            throw Error(code, "cannot lock " + path);
+        }
+        std::string pid(owner, n > 0 ? static_cast<std::size_t>(n) : 0);
+        pid.erase(pid.find_last_not_of(" \n") + 1);
+        throw Error(EEXIST,
+                    path + ": another ozramd runs" + (pid.empty() ? "" : " (pid " + pid + ")"));
     }
+    const std::string text = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) < 0 ||
+        ::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+        const int code = errno;
+        ::close(fd);
+        throw Error(code, "cannot write " + path);
+    }
+    pidfile_fd = fd;
 }
 
 void remove_pidfile(const std::string& path) {
+    if (pidfile_fd < 0) {
+        return;  // another ozramd's, or none
+    }
     ::unlink(path.c_str());
+    ::close(pidfile_fd);
+    pidfile_fd = -1;
 }
 
 SignalFlags& signal_flags() {

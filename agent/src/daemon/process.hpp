@@ -15,7 +15,9 @@ void daemonize();
 // Tells the waiting parent of daemonize() how start-up went; no-op otherwise.
 void report_ready(int exit_status);
 
-// Writes the pid to `path`; removed again by remove_pidfile().  Throws Error.
+// Writes the pid to `path`, locked (flock) while the process runs; removed
+// again by remove_pidfile().  Throws Error, EEXIST when another ozramd holds
+// the file: that one is left as it is, and remove_pidfile() leaves it too.
 void write_pidfile(const std::string& path);
 void remove_pidfile(const std::string& path);
 

@@ -349,6 +349,16 @@ TEST(Ozramd, DaemonModeReportsReadinessWritesAndRemovesThePidfile) {
     ASSERT_TRUE(pid_text >> daemon_pid) << "no pidfile";
     EXPECT_EQ(ring->agent_pid(), static_cast<std::uint32_t>(daemon_pid));
     EXPECT_EQ(::kill(daemon_pid, 0), 0) << "the daemon is not running";
+    {
+        // A second one with the same pidfile neither starts nor touches it
+        // (it says why in syslog, as a detached ozramd logs).
+        Ozramd second(scratch, args);
+        EXPECT_NE(second.wait(), 0) << second.log();
+        std::ifstream again(pidfile);
+        pid_t still = 0;
+        EXPECT_TRUE(again >> still) << "the second ozramd removed the pidfile";
+        EXPECT_EQ(still, daemon_pid);
+    }
 
     const auto pages = ozram::ring::test::mixed_pages(20);
     ozram::ringload::LoadPlan plan;
