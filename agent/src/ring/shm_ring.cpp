@@ -96,6 +96,8 @@ std::unique_ptr<ShmRingOwner> ShmRingOwner::create(const std::string& name,
         shm.truncate(static_cast<bip::offset_t>(header.mapping_size + SIDE_AREA_SIZE));
         owner->region_ = bip::mapped_region(shm, bip::read_write);
     } catch (const bip::interprocess_exception& error) {
+        // What was made of it goes; the owner, with no ring, touches nothing.
+        bip::shared_memory_object::remove(owner->name_.c_str());
         rethrow(error, "cannot create shared memory '" + owner->name_ + "'");
     }
     auto* base = static_cast<std::uint8_t*>(owner->region_.get_address());
@@ -119,6 +121,9 @@ std::unique_ptr<ShmRingOwner> ShmRingOwner::create(const std::string& name,
 }
 
 ShmRingOwner::~ShmRingOwner() {
+    if (view_.ctrl == nullptr) {
+        return;  // create() failed before it made the ring
+    }
     // An agent still attached would otherwise wait on a segment nobody feeds.
     const std::uint32_t flags = load_acquire(view_.ctrl->flags);
     store_release(view_.ctrl->flags, flags | OZRAM_RING_F_STOPPING);

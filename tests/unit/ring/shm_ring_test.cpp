@@ -1,6 +1,7 @@
 // The shared-memory ring's wake-up for work (ShmRing::wait_for_work()): it
 // wakes for what AgentQueues::pending() counts as work, and a corrupt SQ
-// tail, which counts as none, lets it sleep rather than spin.
+// tail, which counts as none, lets it sleep rather than spin.  And a
+// segment that cannot be made is an error, not a crash.
 #include "shm_ring.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <memory>
 #include <string>
+
+#include "ozram/error.hpp"
 
 namespace {
 
@@ -46,6 +49,20 @@ TEST(ShmRing, WakesForWorkAndSleepsOnACorruptTail) {
     for (const std::uint32_t corrupt : {head + entries + 1, head - 1, head + 0x80000000U}) {
         ctrl.sq_tail.value = corrupt;
         EXPECT_EQ(ring.agent->wait_for_work(1ms), Wake::TimedOut) << corrupt;
+    }
+}
+
+// A segment that cannot be made (a name with a slash) is an error to
+// report, not a crash on the way out of create().
+TEST(ShmRing, ASegmentThatCannotBeMadeIsAnError) {
+    ShmRingOwner::Geometry geometry;
+    geometry.slots = 8;
+    try {
+        (void)ShmRingOwner::create("ozram-test/no-such-dir", geometry);
+        FAIL() << "a shared memory segment named with a slash was made";
+    } catch (const ozram::Error& error) {
+        EXPECT_NE(std::string(error.what()).find("cannot create shared memory"), std::string::npos)
+            << error.what();
     }
 }
 
