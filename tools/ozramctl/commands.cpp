@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "backing.hpp"
 #include "device_names.hpp"
 #include "device_setup.hpp"
+#include "error_text.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
 #include "module_parameters.hpp"
@@ -237,7 +239,8 @@ std::string read_sysfs(const std::string& name, const char* file) {
     std::ifstream in(path);
     std::string text(std::istreambuf_iterator<char>(in), {});
     if (!in && !in.eof()) {
-        throw ozram::Error(errno ? errno : EIO, "cannot read " + path);
+        const int code = errno ? errno : EIO;
+        throw ozram::Error(code, "cannot read " + path + ": " + std::strerror(code));
     }
     if (text.empty()) {
         throw ozram::Error(EIO, "cannot read " + path);
@@ -251,7 +254,9 @@ void write_recompress(const std::string& name, const std::string& request) {
     const std::string path = path_of(name, "recompress");
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
-        throw ozram::Error(errno, "cannot open " + path + (errno == EACCES ? " (needs root)" : ""));
+        const int code = errno;
+        throw ozram::Error(code, "cannot open " + path + ": " + std::strerror(code) +
+                                     (code == EACCES ? " (needs root)" : ""));
     }
     // An empty request is one newline: every stored page.
     const std::string text = request + "\n";
@@ -259,11 +264,11 @@ void write_recompress(const std::string& name, const std::string& request) {
     const int error = errno;
     ::close(fd);
     if (written < 0) {
-        throw ozram::Error(error,
-                           name + ": recompress '" + request + "' refused" +
-                               (error == EINVAL ? " (an algorithm the device lacks, or a threshold "
-                                                  "not below the huge class)"
-                                                : ""));
+        throw ozram::Error(
+            error, name + ": recompress '" + request + "' refused: " + std::strerror(error) +
+                       (error == EINVAL ? " (an algorithm the device lacks, or a threshold "
+                                          "not below the huge class)"
+                                        : ""));
     }
 }
 
@@ -375,7 +380,7 @@ int export_metrics(const CommandLine& line) {
             remove_textfile(*line.textfile_dir);
             std::fprintf(stderr,
                          "ozramctl: export: %s; the file is removed until a write succeeds\n",
-                         error.what());
+                         error_text(error).c_str());
         }
     });
 }

@@ -9,7 +9,7 @@
 #include "cli/usage_error.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
-#include "ozram/error.hpp"
+#include "error_text.hpp"
 
 #ifndef OZRAM_VERSION
 #define OZRAM_VERSION "unknown"
@@ -35,16 +35,8 @@ int main(int argc, char** argv) {
     }
     try {
         return run_command(line);
-    } catch (const ozram::Error& error) {
-        // what() of a system_error appends strerror(): print our own words.
-        std::string_view message = error.what();
-        if (auto colon = message.rfind(": " + error.code().message());
-            colon != std::string_view::npos) {
-            message = message.substr(0, colon);
-        }
-        std::fprintf(stderr, "ozramctl: %.*s\n", static_cast<int>(message.size()), message.data());
     } catch (const std::exception& error) {
-        std::fprintf(stderr, "ozramctl: %s\n", error.what());
+        std::fprintf(stderr, "ozramctl: %s\n", error_text(error).c_str());
     }
     return EXIT_RUNTIME;
 }

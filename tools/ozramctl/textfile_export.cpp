@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "ozram/error.hpp"
@@ -35,6 +36,12 @@ int write_all(int fd, std::string_view text) {
     return 0;
 }
 
+// An error whose message says the errno's words too: what an operator
+// needs to mend a textfile directory.
+[[noreturn]] void failed(int code, const std::string& what) {
+    throw ozram::Error(code, what + ": " + std::strerror(code));
+}
+
 // A hidden name the collector ignores (no ".prom" ending) that nobody can
 // guess in advance, so that nobody can plant anything under it.
 std::string temporary_name() {
@@ -57,7 +64,7 @@ void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     // comes to point at meanwhile.
     ozram::UniqueFd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (dir_fd.get() < 0) {
-        throw ozram::Error(errno, "cannot open the directory " + dir.string());
+        failed(errno, "cannot open the directory " + dir.string());
     }
     // O_EXCL creates a new file or fails, and fails on a symbolic link too:
     // the write never lands in a file someone else put there.
@@ -73,7 +80,7 @@ void write_textfile(const std::filesystem::path& dir, std::string_view text) {
     }
     const std::filesystem::path temporary = dir / hidden;
     if (fd < 0) {
-        throw ozram::Error(errno, "cannot create " + temporary.string());
+        failed(errno, "cannot create " + temporary.string());
     }
     ozram::UniqueFd file(fd);
     // The file is for the collector to read, whatever the umask.
@@ -87,11 +94,11 @@ void write_textfile(const std::filesystem::path& dir, std::string_view text) {
                                std::string(TEXTFILE_NAME).c_str()) != 0) {
         error = errno;
         unlinkat(dir_fd.get(), hidden.c_str(), 0);
-        throw ozram::Error(error, "cannot rename " + temporary.string() + " to " + target.string());
+        failed(error, "cannot rename " + temporary.string() + " to " + target.string());
     }
     if (error != 0) {
         unlinkat(dir_fd.get(), hidden.c_str(), 0);
-        throw ozram::Error(error, "cannot write " + temporary.string());
+        failed(error, "cannot write " + temporary.string());
     }
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "error_text.hpp"
 #include "ozram/error.hpp"
 
 namespace ozramctl {
@@ -87,7 +88,10 @@ TEST_F(TextfileExport, FailsOnAMissingDirectoryNamingIt) {
         FAIL() << "no error";
     } catch (const ozram::Error& error) {
         EXPECT_EQ(error.code().value(), ENOENT);
-        EXPECT_NE(std::string(error.what()).find((dir_ / "absent").string()), std::string::npos);
+        EXPECT_NE(
+            error_text(error).find((dir_ / "absent").string() + ": No such file or directory"),
+            std::string::npos)
+            << error_text(error);
     }
 }
 
