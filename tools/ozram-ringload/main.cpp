@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/getopt_error.hpp"
 #include "cli/integer_option.hpp"
 #include "cli/usage.hpp"
 #include "cli/usage_error.hpp"
@@ -136,7 +137,8 @@ int main(int argc, char** argv) {
     opterr = 0;
     int choice = 0;
     try {
-        while ((choice = getopt_long(argc, argv, ":h", LONG_OPTIONS, nullptr)) != -1) {
+        for (int word = optind;
+             (choice = getopt_long(argc, argv, ":h", LONG_OPTIONS, nullptr)) != -1; word = optind) {
             switch (choice) {
                 case OPT_SHM:
                     options.shm = optarg;
@@ -172,10 +174,8 @@ int main(int argc, char** argv) {
                     break;
                 case 'h':
                     return ozram::cli::print_usage(usage_text());
-                case ':':
-                    throw ozram::cli::missing_value(argv[optind - 1]);
-                default:
-                    throw ozram::cli::unknown_option(argv[optind - 1]);
+                default:  // ':' or '?'
+                    throw ozram::cli::getopt_error(argv, word, choice);
             }
         }
         if (optind < argc) {

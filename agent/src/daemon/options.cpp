@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/getopt_error.hpp"
 #include "cli/usage_error.hpp"
 #include "ozram_ring.h"
 
@@ -121,7 +122,9 @@ Options parse_options(int argc, char** argv) {
     optind = 0;  // parse from the start, also when called again
     opterr = 0;
     int choice = 0;
-    while ((choice = getopt_long(argc, argv, ":c:dvhV", LONG_OPTIONS, nullptr)) != -1) {
+    for (int word = optind;
+         (choice = getopt_long(argc, argv, ":c:dvhV", LONG_OPTIONS, nullptr)) != -1;
+         word = optind) {
         switch (choice) {
             case 'c':
                 options.config_path = optarg;
@@ -190,10 +193,8 @@ Options parse_options(int argc, char** argv) {
             case 'V':
                 options.version = true;
                 break;
-            case ':':
-                throw cli::missing_value(argv[optind - 1]);
-            default:
-                throw cli::unknown_option(argv[optind - 1]);
+            default:  // ':' or '?'
+                throw cli::getopt_error(argv, word, choice);
         }
     }
     if (optind < argc) {

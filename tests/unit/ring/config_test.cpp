@@ -189,6 +189,7 @@ TEST(Options, UsageErrorsNameTheFlag) {
     EXPECT_EQ(error_of_flags({"ozramd", "--backend", "tpu"}),
               "--backend: expected auto, cpu, scalar or gpu, got 'tpu'");
     EXPECT_EQ(error_of_flags({"ozramd", "--bogus"}), "unknown option '--bogus'");
+    EXPECT_EQ(error_of_flags({"ozramd", "-vx"}), "unknown option '-x'");
     EXPECT_EQ(error_of_flags({"ozramd", "--threads"}), "option '--threads' needs an argument");
     EXPECT_EQ(error_of_flags({"ozramd", "stray"}), "unexpected argument 'stray'");
 }

@@ -65,6 +65,8 @@ expect_output "^ozram-bench: --batch: expected an integer in 1\.\.[0-9]+, got '0
 expect_output "^Try 'ozram-bench --help' for more information\.\$" "bench bad batch"
 expect 2 "bench unknown option" "$bench" --input x --frob
 expect_output "^ozram-bench: unknown option '--frob'\$" "bench unknown option"
+expect 2 "ringload unknown short option" "$ringload" --shm x -xy --input x
+expect_output "^ozram-ringload: unknown option '-x'\$" "ringload unknown short option"
 expect 2 "ringload bad slots" "$ringload" --shm x --input x --slots 0
 expect_output "^ozram-ringload: --slots: expected an integer in 1\.\.65536, got '0'\$" \
 	"ringload bad slots"
