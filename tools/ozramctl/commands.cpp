@@ -311,9 +311,23 @@ int recompress(const CommandLine& line) {
 // Over sysfs alone, as zram's tools do: no netlink needed.
 int writeback(const CommandLine& line) {
     std::vector<std::string> names;
-    const DeviceNaming naming = loaded_module_naming().value_or(OZRAM_NAMING);
+    const auto loaded = loaded_module_naming();
+    const DeviceNaming naming = loaded.value_or(OZRAM_NAMING);
+    // No device to act on, and no module: say the cause (a device that is
+    // there without the module is driven all the same, sysfs being all).
+    const auto unless_not_loaded = [&loaded](const std::string& otherwise) {
+        if (!loaded) {
+            return ozram::Error(ENOENT, "ozram module not loaded (" +
+                                            MODULE_PARAMETERS.parent_path().string() +
+                                            " not found)");
+        }
+        return ozram::Error(ENODEV, otherwise);
+    };
     if (line.device) {
         names.push_back(naming.name(*line.device));
+        if (!std::filesystem::exists(SYS_BLOCK / names.back())) {
+            throw unless_not_loaded("no such device: " + names.back());
+        }
     } else {
         // Every initialized device that has a backing device.
         for (std::string& name : initialized_devices(SYS_BLOCK, naming)) {
@@ -322,7 +336,7 @@ int writeback(const CommandLine& line) {
             }
         }
         if (names.empty()) {
-            throw ozram::Error(ENODEV, "no initialized ozram device with a backing device");
+            throw unless_not_loaded("no initialized ozram device with a backing device");
         }
     }
     for (const std::string& name : names) {
