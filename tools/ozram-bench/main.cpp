@@ -283,9 +283,7 @@ int run(const Options& options) {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     Options options;
     try {
         options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
@@ -304,4 +302,10 @@ int main(int argc, char** argv) {
         std::cerr << "ozram-bench: " << e.what() << "\n";
         return EXIT_MISMATCH_OR_ERROR;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return ozram::cli::finish_stdout("ozram-bench", run(argc, argv));
 }

@@ -100,9 +100,7 @@ int run(const Options& options) {
     return dump_all(options, writer);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     Options options;
     try {
         options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
@@ -126,4 +124,10 @@ int main(int argc, char** argv) {
         print_error(e);
         return EXIT_IO_ERROR;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return ozram::cli::finish_stdout("ozram-pagedump", run(argc, argv));
 }

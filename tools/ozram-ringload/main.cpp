@@ -106,9 +106,7 @@ void print_report(const LoadReport& report, bool json) {
                 report.timed_out ? " (the agent timed out)" : "");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     enum {
         OPT_SHM = 256,
         OPT_INPUT,
@@ -212,4 +210,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ozram-ringload: %s\n", error.what());
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return ozram::cli::finish_stdout("ozram-ringload", run(argc, argv));
 }

@@ -15,7 +15,9 @@
 #define OZRAM_VERSION "unknown"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     using namespace ozramctl;
     constexpr int EXIT_RUNTIME = 1;
 
@@ -39,4 +41,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ozramctl: %s\n", error_text(error).c_str());
     }
     return EXIT_RUNTIME;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return ozram::cli::finish_stdout("ozramctl", run(argc, argv));
 }

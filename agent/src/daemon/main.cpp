@@ -361,5 +361,5 @@ int run(int argc, char** argv) {
 }  // namespace ozram::daemon
 
 int main(int argc, char** argv) {
-    return ozram::daemon::run(argc, argv);
+    return ozram::cli::finish_stdout("ozramd", ozram::daemon::run(argc, argv));
 }
