@@ -272,28 +272,41 @@ void write_recompress(const std::string& name, const std::string& request) {
     }
 }
 
+// Whether the device has a recompression algorithm: zram's recompress
+// does nothing, and says nothing, without one.
+bool has_recompression_algorithm(const std::string& name) {
+    std::string algorithms;
+    std::ifstream(path_of(name, "recomp_algorithm")) >> algorithms;
+    return !algorithms.empty();
+}
+
 int recompress(const CommandLine& line) {
     GenlClient client;
     std::vector<std::string> names;
     if (line.device) {
         names.push_back(client.stats(line.device).dev_name);
+        if (!has_recompression_algorithm(names.back())) {
+            throw ozram::Error(EINVAL, names.back() +
+                                           ": no recompression algorithm (write algo=NAME to "
+                                           "recomp_algorithm before disksize)");
+        }
     } else {
+        // Every initialized device that has one, as writeback takes those
+        // with a backing device.
         for (const StatsRecord& record : client.devices()) {
-            if (record.value("initstate").value_or(0) == 1) {
+            if (record.value("initstate").value_or(0) == 1 &&
+                has_recompression_algorithm(record.dev_name)) {
                 names.push_back(record.dev_name);
             }
+        }
+        if (names.empty()) {
+            throw ozram::Error(EINVAL,
+                               "no initialized ozram device with a recompression algorithm (write "
+                               "algo=NAME to recomp_algorithm before disksize)");
         }
     }
     const std::string request = recompress_argument(line.recompress);
     for (const std::string& name : names) {
-        // zram's recompress does nothing, and says nothing, without one.
-        std::string algorithms;
-        std::ifstream(path_of(name, "recomp_algorithm")) >> algorithms;
-        if (algorithms.empty()) {
-            throw ozram::Error(EINVAL, name +
-                                           ": no recompression algorithm (write algo=NAME to "
-                                           "recomp_algorithm before disksize)");
-        }
         auto counts = [&] {
             const auto parsed = parse_recompress_counts(read_sysfs(name, "backend_stat"));
             if (!parsed) {
