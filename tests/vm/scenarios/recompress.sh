@@ -308,3 +308,21 @@ if out=$(ozramctl recompress ozram0 2>&1); then
 fi
 echo "$out" | grep -q "no recompression algorithm" || fail "unexpected message: $out"
 note "without recomp_algorithm: $out"
+# Without a device named, ozramctl passes over such a device and
+# recompresses another that has an algorithm.
+N=$(cat $CONTROL/hot_add)
+sysfs_set "$(sysdir $N)/recomp_algorithm" "algo=zstd"
+dev_setup $N 16M
+pagegen --pages 1024 --kind text --seed 71 >/tmp/second.bin
+dd if=/tmp/second.bin of="$(dev $N)" bs=1M oflag=direct 2>/dev/null || fail "write failed"
+ring_settle $N
+sysfs_set "$(sysdir $N)/idle" all
+out=$(ozramctl recompress --type idle 2>&1) || fail "ozramctl recompress without a device failed: $out"
+note "every device: $out"
+echo "$out" | grep -q "^$DEV$N: " || fail "no summary for $DEV$N: $out"
+echo "$out" | grep -q "^${DEV}0: " && fail "ozramctl recompressed ${DEV}0, which has no algorithm: $out"
+check_cmp "$(backend_field recompressed_pages $N)" -gt 0 "pages recompressed on $DEV$N"
+check_eq "$(dd if="$(dev $N)" bs=1M count=4 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/second.bin)" "every byte of $DEV$N"
+dev_reset $N
+sysfs_set $CONTROL/hot_remove $N
