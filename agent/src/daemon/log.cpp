@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 #include <syslog.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,23 +26,6 @@ int syslog_priority(LogLevel level) {
             return LOG_DEBUG;
     }
     return LOG_INFO;
-}
-
-// The priority prefix journald reads (SyslogLevelPrefix=, on by default)
-// from a line on a stream it is given: without one, it files every line at
-// info, errors included.
-const char* journal_priority(LogLevel level) {
-    switch (level) {
-        case LogLevel::Error:
-            return SD_ERR;
-        case LogLevel::Warning:
-            return SD_WARNING;
-        case LogLevel::Info:
-            return SD_INFO;
-        case LogLevel::Debug:
-            return SD_DEBUG;
-    }
-    return SD_INFO;
 }
 
 // Whether stderr is the journal's stream: systemd names it in JOURNAL_STREAM
@@ -113,9 +95,15 @@ void log(LogLevel level, const std::string& message) {
     if (to_syslog) {
         ::syslog(syslog_priority(level), "%s", message.c_str());
     } else {
+        // The priority journald reads from a line on a stream it is given
+        // (SyslogLevelPrefix=, on by default; sd-daemon(3)'s "<3>"):
+        // without it, it files every line at info, errors included.
         static const bool journal = stderr_is_the_journal();
-        std::fprintf(stderr, "%sozramd: %s%s\n", journal ? journal_priority(level) : "",
-                     prefix(level), message.c_str());
+        char priority[8] = "";
+        if (journal) {
+            std::snprintf(priority, sizeof priority, "<%d>", syslog_priority(level));
+        }
+        std::fprintf(stderr, "%sozramd: %s%s\n", priority, prefix(level), message.c_str());
     }
 }
 
