@@ -29,6 +29,11 @@ load_module dm_delay
 export DM_DISABLE_UDEV=1
 
 bd() { awk -v i="$1" '{ print $i }' $S/bd_stat; }
+# dm_create NAME TABLE: a device-mapper device; prints its /dev/dm-N.
+dm_create() {
+	dmsetup create "$1" --table "$2" || fail "dmsetup create $1 failed"
+	echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"
+}
 wb_pages() { awk '$3 ~ /w/ { n++ } END { print n + 0 }' $STATE; }
 
 # The page mix, laid out text, random, zero, in /tmp/data.bin.
@@ -202,8 +207,7 @@ losetup -d $L || fail "the loop device is still held after reset"
 step "a failing backing device loses nothing: EIO, the pages stay"
 losetup $L /tmp/backing.img || fail "losetup $L failed"
 sectors=$((40 * 2048))
-dmsetup create ozwb --table "0 $sectors linear $L 0" || fail "dmsetup create failed"
-M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozwb | tr -d ' ')
+M=$(dm_create ozwb "0 $sectors linear $L 0")
 [ -b $M ] || fail "no $M"
 sysfs_set $S/backing_dev "$M"
 dev_setup 0 64M
@@ -250,11 +254,8 @@ dmsetup remove ozwb || fail "the dm device is still held after reset"
 
 step "writeback_limit written during a pass stands, whatever its writes do"
 # Reads from the loop device at once; every write fails, 3 s late.
-dmsetup create ozerr --table "0 $sectors error" || fail "dmsetup create failed"
-E=$(dmsetup info -c --noheadings -o major,minor ozerr | tr -d ' ')
-dmsetup create ozwb --table "0 $sectors delay $L 0 0 $E 0 3000" ||
-	fail "dmsetup create failed"
-M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozwb | tr -d ' ')
+E=$(dm_create ozerr "0 $sectors error")
+M=$(dm_create ozwb "0 $sectors delay $L 0 0 $E 0 3000")
 sysfs_set $S/backing_dev "$M"
 dev_setup 0 64M
 fill
@@ -279,8 +280,7 @@ step "a small backing device whose writes fail: every page is tried, EIO"
 # 255 usable blocks for 4608 pages: the blocks of failed writes are used
 # again, as zram's one block is, and the pass ends with the writes' error,
 # not ENOSPC.
-dmsetup create ozerr --table "0 2048 error" || fail "dmsetup create failed"
-M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozerr | tr -d ' ')
+M=$(dm_create ozerr "0 2048 error")
 sysfs_set $S/backing_dev "$M"
 dev_setup 0 64M
 fill
@@ -309,9 +309,7 @@ for form in $FORMS; do
 	step "reads are served from memory while their pages are being written back (compressed_writeback=$form)"
 	sysfs_set $S/compressed_writeback $form
 	# Every write to the backing device takes 10 s; reads go straight through.
-	dmsetup create ozslow --table "0 $sectors delay $L 0 0 $L 0 10000" ||
-		fail "dmsetup create failed"
-	M=/dev/dm-$(dmsetup info -c --noheadings -o minor ozslow | tr -d ' ')
+	M=$(dm_create ozslow "0 $sectors delay $L 0 0 $L 0 10000")
 	sysfs_set $S/backing_dev "$M"
 	dev_setup 0 64M
 	fill
