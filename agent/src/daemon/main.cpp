@@ -57,6 +57,8 @@ std::unique_ptr<ring::RingTransport> attach(const Options& options) {
             return attach_once(options);
         } catch (const ring::AbiVersionError&) {
             throw;
+        } catch (const ring::NotARingError&) {
+            throw;
         } catch (const Error& error) {
             if (!options.wait_for_ring || !ring_absent(error)) {
                 throw;
@@ -193,6 +195,9 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     } catch (const ring::AbiVersionError& error) {
         log_error(error.what());
         return EXIT_ABI_MISMATCH;
+    } catch (const ring::NotARingError& error) {
+        log_error(error.what());
+        return EXIT_RUNTIME;
     } catch (const Error& error) {
         log_error(error.what());
         return ring_absent(error) ? EXIT_NO_RING : EXIT_RUNTIME;

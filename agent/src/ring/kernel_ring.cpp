@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,6 +27,25 @@ void* map_or_throw(int fd, std::size_t size, int protection, std::uint64_t offse
     return address;
 }
 
+// A regular file stands in for the device in tests; mapping past its end
+// would fault on the first access, so it must hold what is mapped.
+void check_file_size(int fd, std::uint64_t needed, const std::string& path) {
+    struct stat status {};
+    if (::fstat(fd, &status) < 0) {
+        fail("cannot stat " + path);
+    }
+    if (S_ISCHR(status.st_mode)) {
+        return;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        throw NotARingError(ENODEV, path + " is not an ozram ring device");
+    }
+    if (static_cast<std::uint64_t>(status.st_size) < needed) {
+        throw NotARingError(EBADMSG, path + " is shorter than a ring (" +
+                                         std::to_string(status.st_size) + " bytes)");
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<KernelRing> KernelRing::attach(const std::string& path) {
@@ -35,12 +55,19 @@ std::unique_ptr<KernelRing> KernelRing::attach(const std::string& path) {
     if (ring->fd_ < 0) {
         fail("cannot open " + path);
     }
+    check_file_size(ring->fd_, OZRAM_RING_PAGE_SIZE, path);
     ozram_ring_header header;
-    void* first = map_or_throw(ring->fd_, OZRAM_RING_PAGE_SIZE, PROT_READ, 0, path);
+    // The ring maps for any process that could open it, so a device that
+    // refuses is some other device (/dev/null says ENODEV).
+    void* first = ::mmap(nullptr, OZRAM_RING_PAGE_SIZE, PROT_READ, MAP_SHARED, ring->fd_, 0);
+    if (first == MAP_FAILED) {
+        throw NotARingError(errno, path + " is not an ozram ring device: cannot map it");
+    }
     std::memcpy(&header, first, sizeof(header));
     ::munmap(first, OZRAM_RING_PAGE_SIZE);
     // The device is as large as its header says; mmap() below fails otherwise.
     check_header(header, header.mapping_size);
+    check_file_size(ring->fd_, header.mapping_size, path);
 
     ring->writable_size_ = header.staging.offset;
     ring->writable_ =

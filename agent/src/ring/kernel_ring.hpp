@@ -11,10 +11,18 @@
 
 namespace ozram::ring {
 
+// The path opens, but what it names is no ring: a device that cannot be
+// mapped, or a file shorter than a ring.  Waiting does not make it one.
+class NotARingError : public Error {
+  public:
+    NotARingError(int errno_value, const std::string& message) : Error(errno_value, message) {}
+};
+
 class KernelRing final : public RingTransport {
   public:
     // Throws Error(errno) when the device cannot be opened or mapped,
-    // AbiVersionError or Error(EBADMSG) when its header is unusable.
+    // NotARingError when the path names something else, AbiVersionError or
+    // Error(EBADMSG) when its header is unusable.
     [[nodiscard]] static std::unique_ptr<KernelRing> attach(
         const std::string& path = OZRAM_RING_DEV_PATH);
     ~KernelRing() override;

@@ -42,6 +42,9 @@ class RingFile {
     }
     [[nodiscard]] const std::string& path() const { return path_; }
     [[nodiscard]] const ozram::ring::RingView& view() const { return view_; }
+    void cut_to(std::size_t bytes) const {
+        EXPECT_EQ(::ftruncate(fd_, static_cast<off_t>(bytes)), 0);
+    }
 
   private:
     std::string path_;
@@ -125,6 +128,29 @@ TEST(KernelRing, MissingDeviceIsENOENT) {
     } catch (const ozram::Error& error) {
         EXPECT_EQ(error.code().value(), ENOENT);
     }
+}
+
+// Waiting for a ring at such a path would wait forever, and mapping a file
+// past its end would kill the agent with SIGBUS on the first read.
+TEST(KernelRing, ADeviceThatIsNoRingIsNamedSo) {
+    try {
+        (void)ozram::ring::KernelRing::attach("/dev/null");
+        FAIL() << "attached to /dev/null";
+    } catch (const ozram::ring::NotARingError& error) {
+        EXPECT_EQ(error.code().value(), ENODEV);
+    }
+}
+
+TEST(KernelRing, AnEmptyFileIsNoRing) {
+    RingFile file(4);
+    file.cut_to(0);
+    EXPECT_THROW((void)ozram::ring::KernelRing::attach(file.path()), ozram::ring::NotARingError);
+}
+
+TEST(KernelRing, AFileShorterThanItsHeaderSaysIsNoRing) {
+    RingFile file(4);
+    file.cut_to(file.view().header.mapping_size - 1);
+    EXPECT_THROW((void)ozram::ring::KernelRing::attach(file.path()), ozram::ring::NotARingError);
 }
 
 }  // namespace

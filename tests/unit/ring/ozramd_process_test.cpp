@@ -461,6 +461,17 @@ TEST(Ozramd, AfterAnAgentCrashTheProducerTakesBackAndANewAgentServesOn) {
 
 // --wait retries until a signal stops the agent (ozramd(8)): SIGTERM before
 // any ring is there is a stop, status 0, not a missing ring.
+// --wait waits for a ring that is not there yet; a path that names some
+// other device will never become one.
+TEST(Ozramd, ADeviceThatIsNoRingIsARuntimeErrorEvenWithWait) {
+    Scratch scratch;
+    Ozramd agent(scratch, {"--device", "/dev/null", "--wait", "--config", scratch.config(),
+                           "--cost-model", scratch.cost_model(), "--threads", "2"});
+    EXPECT_EQ(agent.wait(5s), 1) << agent.log();
+    EXPECT_NE(agent.log().find("/dev/null is not an ozram ring device"), std::string::npos)
+        << agent.log();
+}
+
 TEST(Ozramd, SigtermWhileWaitingForTheRingStopsItWithStatus0) {
     Scratch scratch;
     auto arguments = agent_args(scratch, unique_name("absent"));
