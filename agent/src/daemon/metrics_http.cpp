@@ -8,8 +8,6 @@
 namespace ozram::daemon::http {
 namespace {
 
-constexpr std::string_view END_OF_HEAD = "\r\n\r\n";
-
 std::string response(std::string_view status, std::string_view content_type,
                      const std::string& body, bool head, std::string_view extra_headers = {}) {
     std::string out = "HTTP/1.1 " + std::string(status) + "\r\n";
@@ -23,10 +21,31 @@ std::string response(std::string_view status, std::string_view content_type,
     return out;
 }
 
+// Lines end in CRLF, but RFC 9112 lets a server take a bare LF for one, and
+// a request typed into nc or sent by printf ends its lines so.
+bool has_empty_line(std::string_view received) {
+    for (std::size_t end = received.find('\n'); end != std::string_view::npos;
+         end = received.find('\n', end + 1)) {
+        const std::string_view next = received.substr(end + 1);
+        if (next.starts_with('\n') || next.starts_with("\r\n")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string_view first_line(std::string_view received) {
+    std::string_view line = received.substr(0, received.find('\n'));
+    if (line.ends_with('\r')) {
+        line.remove_suffix(1);
+    }
+    return line;
+}
+
 }  // namespace
 
 RequestState request_state(std::string_view received) {
-    if (received.find(END_OF_HEAD) != std::string_view::npos) {
+    if (has_empty_line(received)) {
         return RequestState::Complete;
     }
     return received.size() >= MAX_REQUEST ? RequestState::TooLarge : RequestState::Incomplete;
@@ -38,7 +57,7 @@ std::string respond(std::string_view received, const std::function<std::string()
                         false);
     }
     // The request line: METHOD SP TARGET SP HTTP/1.x
-    const std::string_view line = received.substr(0, received.find("\r\n"));
+    const std::string_view line = first_line(received);
     const std::size_t first = line.find(' ');
     const std::size_t second = line.find(' ', first + 1);
     if (first == std::string_view::npos || second == std::string_view::npos ||

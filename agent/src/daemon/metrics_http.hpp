@@ -17,7 +17,7 @@ inline constexpr std::size_t MAX_REQUEST = 8192;
 
 enum class RequestState {
     Incomplete,  // no blank line yet: wait for more
-    Complete,    // the head ends with its blank line: answer it
+    Complete,    // the head ends with its blank line (CRLF or bare LF): answer it
     TooLarge,    // MAX_REQUEST bytes without a blank line: refuse it
 };
 

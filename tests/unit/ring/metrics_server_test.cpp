@@ -109,12 +109,15 @@ TEST(MetricsServer, ServesMetricsOverHttp) {
     EXPECT_TRUE(head.starts_with("HTTP/1.1 200 OK\r\n")) << head;
     EXPECT_TRUE(head.ends_with("\r\n\r\n")) << head;
     EXPECT_TRUE(exchange(server.port(), "GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
+    // Lines ended by a bare LF, as printf | nc sends them (RFC 9112, 2.2).
+    const std::string bare = exchange(server.port(), "GET /metrics HTTP/1.0\nHost: x\n\n");
+    EXPECT_TRUE(bare.starts_with("HTTP/1.1 200 OK\r\n")) << bare;
     const std::string post = exchange(server.port(), "POST /metrics HTTP/1.1\r\n\r\n");
     EXPECT_TRUE(post.starts_with("HTTP/1.1 405 ")) << post;
     EXPECT_NE(post.find("\r\nAllow: GET, HEAD\r\n"), std::string::npos) << post;
     EXPECT_TRUE(exchange(server.port(), "nonsense\r\n\r\n").starts_with("HTTP/1.1 400 "));
     EXPECT_TRUE(exchange(server.port(), std::string(9000, 'a')).starts_with("HTTP/1.1 431 "));
-    EXPECT_EQ(scrapes.load(), 2);  // GET and HEAD rendered, the others not
+    EXPECT_EQ(scrapes.load(), 3);  // the GETs and HEAD rendered, the others not
 }
 
 TEST(MetricsServer, RefusesAnAddressInUse) {
