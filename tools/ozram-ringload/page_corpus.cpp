@@ -1,6 +1,7 @@
 #include "page_corpus.hpp"
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 
 #include "ozram/error.hpp"
@@ -11,6 +12,11 @@ std::vector<Page> read_corpus(const std::string& path, std::size_t max_pages) {
     std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) {
         throw Error(errno != 0 ? errno : EIO, "cannot open " + path);
+    }
+    // A directory opens as a stream whose size reads as -1.
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        throw Error(EINVAL, path + ": not a regular file");
     }
     const auto size = static_cast<std::size_t>(file.tellg());
     if (size == 0 || size % PAGE_SIZE != 0) {

@@ -95,6 +95,9 @@ expect 1 "bench on a partial page" "$bench" --input "$work/odd.pages"
 expect_output 'not a positive multiple of 4096.*\(EINVAL\)' "bench on a partial page"
 expect 1 "bench on a missing file" "$bench" --input "$work/missing.pages"
 expect_output '\(ENOENT\)' "bench on a missing file"
+expect 1 "ringload on a directory" "$ringload" --shm "ozram-cli-test-$$" --input "$work"
+expect_output "^ozram-ringload: $work: not a regular file: Invalid argument\$" \
+	"ringload on a directory"
 
 # A live process: a shell that has filled some heap, then waits in a builtin
 # (no child process to outlive the test) on a FIFO nobody writes to.
