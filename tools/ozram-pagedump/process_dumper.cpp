@@ -23,9 +23,25 @@ constexpr std::uint64_t PAGEMAP_SWAPPED = 1ULL << 62;
 // present pages read from /proc/PID/mem with one pread().
 constexpr std::size_t PAGEMAP_CHUNK = 512;
 
+std::string read_command(pid_t pid) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string command;
+    std::getline(comm, command);
+    std::ranges::replace_if(
+        command, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
+    return command;
+}
+
 [[noreturn]] void throw_for_process(pid_t pid, int errno_value, const std::string& what) {
     const auto who = "process " + std::to_string(pid);
     if (errno_value == ENOENT || errno_value == ESRCH) {
+        // /proc/PID/mem says ESRCH for a process that is there but has no
+        // address space: a kernel thread, or a zombie.
+        if (::access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0) {
+            throw DumpError(DumpFailure::Other, errno_value,
+                            who + " (" + read_command(pid) +
+                                ") has no user memory: a kernel thread or an exited process");
+        }
         throw DumpError(DumpFailure::NoSuchProcess, ESRCH, who);
     }
     if (errno_value == EACCES || errno_value == EPERM) {
@@ -45,15 +61,6 @@ ozram::UniqueFd open_proc_file(pid_t pid, const char* name) {
 
 // The process chose its own name (prctl(PR_SET_NAME)), and it goes to a
 // terminal: its control bytes are shown as '?', not sent.
-std::string read_command(pid_t pid) {
-    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-    std::string command;
-    std::getline(comm, command);
-    std::ranges::replace_if(
-        command, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
-    return command;
-}
-
 // pread() until `size` bytes or end of file; -1 with errno on error.
 ssize_t pread_fully(int fd, void* buffer, std::size_t size, std::uint64_t offset) {
     std::size_t done = 0;

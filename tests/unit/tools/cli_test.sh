@@ -122,6 +122,15 @@ if [[ $status -ne 0 ]]; then
 	exit 1
 fi
 expect_output "^ +$sleeper +bash" "pagedump summary"
+
+# A kernel thread is there, but has no memory to dump.
+if [[ $(cat /proc/2/comm 2>/dev/null) == kthreadd ]]; then
+	expect 1 "pagedump of a kernel thread" "$pagedump" 2 -o "$work/kthread.pages"
+	expect_output '^ozram-pagedump: process 2 \(kthreadd\) has no user memory' \
+		"pagedump of a kernel thread"
+else
+	echo "note: PID 2 is not kthreadd here; the kernel-thread step does not run" >&2
+fi
 size=$(stat -c %s "$work/live.pages")
 if ((size == 0 || size % 4096 != 0)); then
 	echo "FAIL: corpus size $size is not whole pages" >&2
