@@ -9,6 +9,15 @@ Arguments::Arguments(std::vector<std::string_view> args) : args_(std::move(args)
 Arguments::Arguments(const std::vector<std::string>& args) : args_(args.begin(), args.end()) {}
 
 bool Arguments::next() {
+    if (!bundled_.empty()) {
+        bundled_name_ = std::string("-") + bundled_.front();
+        argument_ = name_ = bundled_name_;
+        attached_ = bundled_.substr(1);
+        has_attached_ = !attached_.empty();
+        is_option_ = true;
+        bundled_ = {};
+        return true;
+    }
     while (next_ < args_.size()) {
         argument_ = args_[next_++];
         if (!options_ended_ && argument_ == "--") {
@@ -48,15 +57,20 @@ std::string_view Arguments::value() {
     return args_[next_++];
 }
 
-void Arguments::flag() const {
-    if (has_attached_) {
+void Arguments::flag() {
+    if (!has_attached_) {
+        return;
+    }
+    if (name_.starts_with("--")) {
         throw unwanted_value(name_);
     }
+    bundled_ = attached_;
 }
 
 void Arguments::reject() const {
     if (is_option_) {
-        throw unknown_option(argument_);
+        // A short one is named alone, as getopt names it in a bundle.
+        throw unknown_option(argument_.starts_with("--") ? argument_ : name_);
     }
     throw unexpected_argument(argument_);
 }

@@ -1,6 +1,7 @@
 // Walks a command line for the tools that parse it by hand: options and
 // operands in any order, "--name=value" or "--name value", "-xvalue" or
-// "-x value", and "--" ending the options.  The errors are UsageErrors worded
+// "-x value", short flags bundled as getopt takes them ("-jb" is "-j -b"),
+// and "--" ending the options.  The errors are UsageErrors worded
 // as usage_error.hpp words them.
 #pragma once
 
@@ -30,9 +31,10 @@ class Arguments {
     // The option's value: the attached one, or else the next argument.
     // Throws missing_value().
     std::string_view value();
-    // For an option that takes no value.  Throws unwanted_value() if one was
-    // attached.
-    void flag() const;
+    // For an option that takes no value.  What follows a short one in its
+    // argument is the next option ("-jb": "-b"); a long one throws
+    // unwanted_value() if a value was attached.
+    void flag();
     // Throws unknown_option() for an option, unexpected_argument() for an
     // operand.
     [[noreturn]] void reject() const;
@@ -46,6 +48,8 @@ class Arguments {
     std::string_view name_;
     std::string_view attached_;
     bool has_attached_ = false;
+    std::string_view bundled_;  // short options left in the argument after a flag
+    std::string bundled_name_;  // "-b" of them, which the arguments do not hold
 };
 
 }  // namespace ozram::cli

@@ -57,6 +57,33 @@ TEST(Arguments, DoubleDashEndsTheOptions) {
     EXPECT_FALSE(arguments.next());
 }
 
+// As getopt takes them: flags bundled in one argument, the last of which
+// may take a value, attached or in the next argument.
+TEST(Arguments, ShortFlagsBundle) {
+    Arguments arguments(std::vector<std::string_view>{"-jb", "-jo", "out", "-jwfive"});
+    std::vector<std::string> seen;
+    while (arguments.next()) {
+        const std::string name(arguments.name());
+        if (name == "-o" || name == "-w") {
+            seen.push_back(name + "=" + std::string(arguments.value()));
+        } else {
+            arguments.flag();
+            seen.push_back(name);
+        }
+    }
+    EXPECT_EQ(seen, (std::vector<std::string>{"-j", "-b", "-j", "-o=out", "-j", "-w=five"}));
+
+    const auto flags_then_reject_x = [](Arguments& a) {
+        while (a.next()) {
+            if (a.name() == "-x") {
+                a.reject();
+            }
+            a.flag();
+        }
+    };
+    EXPECT_EQ(message_of(flags_then_reject_x, {"-jxb"}), "unknown option '-x'");
+}
+
 TEST(Arguments, ErrorsAreWordedOneWay) {
     const auto value = [](Arguments& a) {
         while (a.next())
@@ -73,7 +100,7 @@ TEST(Arguments, ErrorsAreWordedOneWay) {
     EXPECT_EQ(message_of(value, {"--batch"}), "option '--batch' needs an argument");
     EXPECT_EQ(message_of(value, {"--batch="}), "option '--batch' needs an argument");
     EXPECT_EQ(message_of(flag, {"--json=yes"}), "option '--json' takes no argument");
-    EXPECT_EQ(message_of(flag, {"-jb"}), "option '-j' takes no argument");
+    EXPECT_EQ(message_of(reject, {"-jb"}), "unknown option '-j'");
     EXPECT_EQ(message_of(reject, {"--frob=1"}), "unknown option '--frob=1'");
     EXPECT_EQ(message_of(reject, {"extra"}), "unexpected argument 'extra'");
 }
