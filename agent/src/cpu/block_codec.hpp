@@ -20,7 +20,10 @@ class BlockCodec {
   public:
     virtual ~BlockCodec() = default;
     // Compresses the PAGE_SIZE bytes at `page` into `dst` (BLOCK_BOUND
-    // writable bytes) and returns the block's length.
+    // writable bytes) and returns the block's length.  Every page fits in
+    // the bound, so a library that fails throws Error (ENOMEM when it ran
+    // out of memory): the page is not incompressible, and must not be
+    // answered as a raw page.
     [[nodiscard]] virtual std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) = 0;
 };
 

@@ -11,13 +11,23 @@
 #include <lz4hc.h>
 
 #include <climits>
+#include <string>
 
 #include "cpu/codecs.hpp"
+#include "ozram/error.hpp"
 
 namespace ozram::codecs {
 namespace {
 
 static_assert(LZ4_COMPRESSBOUND(PAGE_SIZE) <= BLOCK_BOUND);
+
+// With room for the bound, liblz4 has no reason to give up on a page.
+std::size_t checked_length(int length, const char* codec) {
+    if (length <= 0) {
+        throw Error(EIO, std::string(codec) + " cannot compress a page");
+    }
+    return static_cast<std::size_t>(length);
+}
 
 class Lz4Codec final : public BlockCodec {
   public:
@@ -27,7 +37,7 @@ class Lz4Codec final : public BlockCodec {
         const int length = LZ4_compress_fast_extState(
             &state_, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(dst),
             static_cast<int>(PAGE_SIZE), static_cast<int>(BLOCK_BOUND), acceleration_);
-        return length > 0 ? static_cast<std::size_t>(length) : 0;
+        return checked_length(length, "liblz4");
     }
 
   private:
@@ -46,7 +56,7 @@ class Lz4hcCodec final : public BlockCodec {
         const int length = LZ4_compress_HC_extStateHC_fastReset(
             &state_, reinterpret_cast<const char*>(page), reinterpret_cast<char*>(dst),
             static_cast<int>(PAGE_SIZE), static_cast<int>(BLOCK_BOUND), level_);
-        return length > 0 ? static_cast<std::size_t>(length) : 0;
+        return checked_length(length, "liblz4 (HC)");
     }
 
   private:

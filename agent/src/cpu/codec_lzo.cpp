@@ -9,6 +9,7 @@
 
 #include <array>
 #include <mutex>
+#include <string>
 
 #include "cpu/codecs.hpp"
 #include "ozram/error.hpp"
@@ -30,8 +31,9 @@ class LzoCodec final : public BlockCodec {
     LzoCodec() { init_lzo_once(); }
     std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
         lzo_uint length = BLOCK_BOUND;
-        if (lzo1x_1_compress(page, PAGE_SIZE, dst, &length, work_.data()) != LZO_E_OK) {
-            return 0;
+        if (const int status = lzo1x_1_compress(page, PAGE_SIZE, dst, &length, work_.data());
+            status != LZO_E_OK) {
+            throw Error(EIO, "liblzo2 cannot compress a page: error " + std::to_string(status));
         }
         return length;
     }

@@ -11,8 +11,10 @@
 // does this codec.
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getParams
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "cpu/codecs.hpp"
@@ -45,7 +47,13 @@ class ZstdCodec final : public BlockCodec {
     // keeps the parameters.
     std::size_t compress(const std::uint8_t* page, std::uint8_t* dst) override {
         const std::size_t length = ZSTD_compress2(context_, dst, BLOCK_BOUND, page, PAGE_SIZE);
-        return ZSTD_isError(length) ? 0 : length;
+        if (ZSTD_isError(length)) {
+            // The context's workspace is allocated by the first frame.
+            const bool memory = ZSTD_getErrorCode(length) == ZSTD_error_memory_allocation;
+            throw Error(memory ? ENOMEM : EIO, std::string("libzstd cannot compress a page: ") +
+                                                   ZSTD_getErrorName(length));
+        }
+        return length;
     }
 
   private:

@@ -44,7 +44,7 @@ CompressedPage PageEncoder::encode(const std::uint8_t* page, std::uint8_t* slot)
     // zram's rule: a page whose compressed length is above the threshold
     // (>= huge_class_size) is stored raw.
     const std::size_t compressed = codec_->compress(page, scratch_->bytes);
-    if (compressed > 0 && compressed <= threshold_) {
+    if (compressed <= threshold_) {
         out.encoding = compressed_;
         out.size = static_cast<std::uint32_t>(compressed);
         std::memcpy(slot, scratch_->bytes, out.size);

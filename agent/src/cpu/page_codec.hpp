@@ -30,7 +30,8 @@ class PageEncoder {
     // Encodes `page` and says how it is stored; the caller sets the returned
     // page's offset.  A compressed block is written to `slot` (PAGE_SIZE
     // writable bytes).  A Raw page's bytes are `page` itself and are not
-    // copied: the caller copies them where it needs them.
+    // copied: the caller copies them where it needs them.  Throws Error
+    // when the codec's library fails (BlockCodec::compress).
     [[nodiscard]] CompressedPage encode(const std::uint8_t* page, std::uint8_t* slot);
 
   private:
