@@ -87,9 +87,10 @@ PageCompressor& CompressorPicker::fallback_at(Algorithm algorithm, int level) {
     if (level == 0) {
         return fallback_for(algorithm);
     }
+    // Made as pick_at() makes them, so that a redone page meets the same
+    // huge threshold.
     return at_level(leveled_fallbacks_, {algorithm, level}, [&] {
-        return make_cpu_compressor(Backend::Scalar,
-                                   CpuConfig{.algorithm = algorithm, .level = level});
+        return make_at_level(CpuConfig{.algorithm = algorithm, .level = level});
     });
 }
 

@@ -41,8 +41,8 @@ class CompressorPicker {
     static constexpr std::size_t MAX_LEVELS = 32;
 
   protected:
-    // A compressor of `config`'s format at its level, for pick_at(): the
-    // scalar one by default.
+    // A compressor of `config`'s format at its level, for pick_at() and
+    // fallback_at(): the scalar one by default.
     [[nodiscard]] virtual std::unique_ptr<PageCompressor> make_at_level(const CpuConfig& config);
 
   private:

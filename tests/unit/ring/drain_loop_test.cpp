@@ -340,6 +340,26 @@ TEST(DrainLoop, EachAlgorithmOfABatchGoesToItsOwnCompressor) {
               12u);
 }
 
+// The agent's huge threshold is the ring's (4096: the ring decides).  A
+// page at a level that is redone on the CPU must meet that one too, not the
+// library's default, or a block the ring would keep comes back raw.
+TEST(DrainLoop, ALeveledBatchRedoneOnTheCpuKeepsTheConfiguredThreshold) {
+    ozram::daemon::CompressorSet set(ozram::daemon::BackendChoice::Scalar,
+                                     {.huge_threshold = ozram::PAGE_SIZE}, 16);
+    ozram::Page page{};  // about 3,300 bytes as zstd: above 3071, below 4096
+    const ozram::Page noise = ozram::ring::test::mixed_pages(2)[1];
+    std::memcpy(page.data(), noise.data(), 3300);
+    const std::uint8_t* pages[] = {page.data()};
+    for (ozram::PageCompressor* compressor : {&set.pick_at(ozram::Algorithm::Zstd, 5, 1),
+                                              &set.fallback_at(ozram::Algorithm::Zstd, 5)}) {
+        ozram::BatchResult result;
+        compressor->compress(pages, result);
+        ASSERT_EQ(result.pages.size(), 1u);
+        EXPECT_EQ(result.pages[0].encoding, ozram::PageEncoding::Compressed);
+        EXPECT_GT(result.pages[0].size, 3071u);
+    }
+}
+
 TEST(DrainLoop, AFormatWithoutACompressorGoesBackAsUnsupported) {
     FixedPicker lz4_only(ozram::Backend::Scalar);
     EXPECT_EQ(run_mixed(lz4_only, {OZRAM_RING_ALG_LZ4, OZRAM_RING_ALG_ZSTD}, 6), 6u);
