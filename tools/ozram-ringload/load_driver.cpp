@@ -137,7 +137,9 @@ void Pipeline::check(const Held& held, Tally& tally, CompletionCheck& checker) c
         ++tally.mismatches;
     } else {
         ++tally.pages;
-        tally.bytes_out += held.cqe.length;
+        // What the producer stores: a raw page is its staged copy, with no
+        // bytes in the output slot (ABI 1.4).
+        tally.bytes_out += held.cqe.encoding == OZRAM_RING_ENC_RAW ? PAGE_SIZE : held.cqe.length;
     }
 }
 

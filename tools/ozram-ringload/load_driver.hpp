@@ -30,7 +30,7 @@ struct ProducerTime {
 struct LoadReport {
     std::uint64_t pages = 0;       // completed by the agent and verified
     std::uint64_t bytes_in = 0;    // of those pages
-    std::uint64_t bytes_out = 0;   // their stored sizes
+    std::uint64_t bytes_out = 0;   // their stored sizes (a raw page's is a page)
     std::uint64_t mismatches = 0;  // accepted completions that do not restore the page
     std::uint64_t rejected = 0;    // malformed completions (ozram_ring_check_cqe)
     std::uint64_t stale = 0;       // completions for a generation no longer current
@@ -45,7 +45,11 @@ struct LoadReport {
     [[nodiscard]] double pages_per_sec() const;
     [[nodiscard]] double cpu_us_per_page() const;          // the producer's CPU a verified page
     [[nodiscard]] double us_per_page(double total) const;  // `total` seconds, a verified page
-    [[nodiscard]] bool clean() const { return mismatches == 0 && rejected == 0 && !timed_out; }
+    // Every page verified: an agent that gives pages back with an error
+    // status has left them to the producer to compress.
+    [[nodiscard]] bool clean() const {
+        return mismatches == 0 && rejected == 0 && fallback == 0 && !timed_out;
+    }
 };
 
 struct LoadPlan {

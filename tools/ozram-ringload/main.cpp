@@ -49,8 +49,8 @@ std::string usage_text() {
            "  --json             one JSON object instead of text\n"
            "  -h, --help         show this help and exit\n"
            "\n"
-           "Exit status: 0 every page verified, 1 a mismatch, a malformed completion\n"
-           "or no agent, 2 usage error.\n";
+           "Exit status: 0 every page verified, 1 a mismatch, a malformed completion,\n"
+           "a page given back with an error, or no agent, 2 usage error.\n";
 }
 
 struct Options {
@@ -204,6 +204,10 @@ int run(int argc, char** argv) {
         if (report.timed_out) {
             std::fprintf(stderr, "ozram-ringload: no answer from an agent for %u s\n",
                          options.timeout_s);
+        } else if (report.fallback != 0) {
+            std::fprintf(stderr,
+                         "ozram-ringload: the agent gave %" PRIu64 " pages back with an error\n",
+                         report.fallback);
         }
         return report.clean() ? 0 : 1;
     } catch (const ozram::Error& error) {

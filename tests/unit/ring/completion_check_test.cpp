@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heap_ring.hpp"
+#include "load_driver.hpp"
 
 namespace {
 
@@ -57,6 +58,16 @@ TEST(CompletionCheck, RawKeepsTheOriginalAndSameFilledIsComparedInFull) {
 
     const ozram_ring_cqe unknown{0, 1, 0, 9, 0, 0, 0};
     EXPECT_FALSE(check.restores(unknown, output.data(), filled.data()));
+}
+
+// ozram-ringload's status: "every page verified".  An agent that gives
+// every page back with an error has verified none.
+TEST(LoadReport, PagesGivenBackWithAnErrorAreNotClean) {
+    ozram::ringload::LoadReport report;
+    report.pages = 10;
+    EXPECT_TRUE(report.clean());
+    report.fallback = 1;
+    EXPECT_FALSE(report.clean());
 }
 
 }  // namespace

@@ -54,6 +54,10 @@ TEST(Ozramd, ServesAShmRingAndEveryPageVerifies) {
     EXPECT_EQ(report.rejected, 0u);
     EXPECT_EQ(report.fallback, 0u);
     EXPECT_FALSE(report.timed_out);
+    EXPECT_TRUE(report.clean());
+    // One page in four is noise, stored raw: a whole page each.
+    EXPECT_GT(report.bytes_out, 750 * ozram::PAGE_SIZE);
+    EXPECT_LT(report.bytes_out, report.bytes_in / 2);
     // run_load() set STOPPING: the agent detaches and exits 0.
     EXPECT_EQ(agent.wait(), 0) << agent.log();
     EXPECT_EQ(ring->agent_pid(), 0u);
