@@ -1,5 +1,6 @@
 #include "pagedump_options.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "cli/arguments.hpp"
@@ -36,7 +37,12 @@ Options parse_options(const std::vector<std::string>& args) {
     while (arguments.next()) {
         const std::string_view name = arguments.name();
         if (!arguments.is_option()) {
-            options.pids.push_back(cli::parse_integer_option<pid_t>("PID", name, 1));
+            // A process named twice is dumped once: its pages twice over
+            // would weigh twice in every figure made from the corpus.
+            const auto pid = cli::parse_integer_option<pid_t>("PID", name, 1);
+            if (std::ranges::find(options.pids, pid) == options.pids.end()) {
+                options.pids.push_back(pid);
+            }
         } else if (name == "-h" || name == "--help") {
             arguments.flag();
             options.help = true;

@@ -17,6 +17,10 @@ TEST(PagedumpOptions, ParsesEverything) {
     EXPECT_FALSE(o.help);
 }
 
+TEST(PagedumpOptions, AProcessNamedTwiceIsDumpedOnce) {
+    EXPECT_EQ(parse_options({"12", "34", "12", "-o", "x"}).pids, (std::vector<pid_t>{12, 34}));
+}
+
 TEST(PagedumpOptions, HelpNeedsNothingElse) {
     EXPECT_TRUE(parse_options({"--help"}).help);
 }
