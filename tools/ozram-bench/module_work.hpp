@@ -40,6 +40,8 @@ struct ModuleWork {
     std::vector<ModuleWorkRow> rows;
     // Pages whose check refused the agent's honest result: must be 0.
     std::size_t refused = 0;
+    // A reading of the thread's CPU clock, taken off every timed lap.
+    std::uint64_t clock_cost_ns = 0;
 
     // The row of that name; throws std::out_of_range without one.
     [[nodiscard]] double us(const std::string& name) const;

@@ -89,6 +89,18 @@ expect 3 "pagedump of a missing process over a file" "$pagedump" 4194304 -o "$wo
 	failures=$((failures + 1))
 }
 
+# The module's rows on pages that all go raw: the checks alone have no
+# compressed page to run on, so they have no row and no ratio.
+head -c $((16 * 4096)) /dev/urandom >"$work/random.pages"
+expect 0 "bench module rows on raw pages" "$bench" --input "$work/random.pages" \
+	--backend module --algorithm lz4 --repeat 1
+expect_output '^  ring-stage ' "bench module rows on raw pages"
+if grep -qE 'check-verify|check-decode-compare' "$work/out"; then
+	echo "FAIL: bench module rows on raw pages: a check-alone row without a compressed page" >&2
+	sed 's/^/    /' "$work/out" >&2
+	failures=$((failures + 1))
+fi
+
 # A corpus that is not whole pages.
 head -c 5000 /dev/zero >"$work/odd.pages"
 expect 1 "bench on a partial page" "$bench" --input "$work/odd.pages"
