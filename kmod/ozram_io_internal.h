@@ -82,8 +82,8 @@ int ozram_store_object(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       gfp_t gfp, ozram_store_check_t check, const void *arg);
 
 /*
- * After memory is taken for the device: true, counted as refused, when it
- * takes the device past mem_limit by more than @slack pages.
+ * After memory is taken for the device: true when it takes the device
+ * past mem_limit by more than @slack pages.
  */
 bool ozram_mem_taken_over_limit(struct ozram *oz, unsigned long slack);
 

@@ -105,13 +105,13 @@ static struct page *ozram_park_hold(struct ozram *oz)
 	/*
 	 * Full already: refused before a page is taken, cleared and given
 	 * back, for each write at the limit.  The check after the taking
-	 * is the one that holds the limit.
+	 * is the one that holds the limit.  Neither counts as a refusal:
+	 * the writer compresses the page, and its store is what may be
+	 * refused.
 	 */
 	limit = READ_ONCE(oz->limit_pages);
-	if (limit && ozram_mem_used_pages(oz) >= limit) {
-		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
+	if (limit && ozram_mem_used_pages(oz) >= limit)
 		return NULL;
-	}
 	/* Not movable: nothing migrates a parked page. */
 	page = alloc_page(OZRAM_GFP_NOWAIT & ~__GFP_MOVABLE);
 	if (!page)

@@ -61,10 +61,7 @@ bool ozram_mem_taken_over_limit(struct ozram *oz, unsigned long slack)
 	}
 	pages = ozram_mem_used_pages(oz);
 	ozram_stat_raise(oz, OZRAM_STAT_MEM_USED_MAX, (u64)pages << PAGE_SHIFT);
-	if (!limit || pages <= limit + slack)
-		return false;
-	ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
-	return true;
+	return limit && pages > limit + slack;
 }
 
 /**
@@ -111,6 +108,7 @@ int ozram_obj_alloc(struct ozram *oz, const struct ozram_obj *obj, gfp_t gfp,
 	if (ozram_mem_taken_over_limit(oz, obj->replacing ?
 				       OZRAM_REPLACEMENT_PAGES : 0)) {
 		zs_free(oz->mem_pool, *handle);
+		ozram_stat_inc(oz, OZRAM_STAT_MEM_LIMIT_REFUSED);
 		return -ENOMEM;
 	}
 

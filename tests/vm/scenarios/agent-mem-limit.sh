@@ -70,3 +70,27 @@ done
 sysfs_set $S/mem_limit 0
 ring_settle 0
 check_eq "$(backend_field staged_pages)" 0 "pages still staged after lifting the limit"
+
+step "a write refused at the limit is one refusal"
+# The agent stopped: pages fill the ring, then are parked up to the limit,
+# then their writer compresses one, and the store is refused.  Parking
+# refused at the limit is not a refusal: the page is still written.
+dev_reset 0
+dev_setup 0 64M
+echo 30000 >/sys/module/ozram/parameters/ring_timeout_ms
+kill -STOP "$(agent_pid)"
+sysfs_set $S/mem_limit 2M
+r0=$(backend_field mem_limit_refusals_total)
+pagegen --pages 4096 --kind random --seed 12 >/tmp/refused.bin
+if dd if=/tmp/refused.bin of=$D bs=4096 oflag=direct 2>/dev/null; then
+	fail "16 MiB of random pages written under a 2 MiB limit"
+fi
+note "backend_stat: $(tr '\n' ' ' <$S/backend_stat)"
+check_cmp "$(backend_field parked_pages)" -gt 0 "pages parked before the refusal"
+check_eq "$(stat_field $S/io_stat failed_writes)" 1 "failed_writes"
+check_eq "$(($(backend_field mem_limit_refusals_total) - r0))" 1 "refusals for the one failed write"
+kill -CONT "$(agent_pid)"
+echo 1000 >/sys/module/ozram/parameters/ring_timeout_ms
+sysfs_set $S/mem_limit 0
+ring_settle 0
+check_eq "$(backend_field staged_pages)" 0 "pages still staged after lifting the limit"
