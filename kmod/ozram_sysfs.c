@@ -262,8 +262,11 @@ static ssize_t recomp_algorithm_store(struct device *dev,
 		if (!strcmp(param, "algo") && !alg) {
 			alg = val;
 		} else if (!strcmp(param, "priority") && !prio_set) {
-			if (kstrtoint(val, 10, &prio))
+			/* As zram: kstrtoint()'s errno, ERANGE past an int. */
+			ret = kstrtoint(val, 10, &prio);
+			if (ret)
 				goto out;
+			ret = -EINVAL;
 			prio_set = true;
 		} else {
 			goto out;

@@ -39,6 +39,7 @@ algo=zstd priority=x
 algo=zstd color=blue
 algo=
 ARGS
+expect_errno ERANGE sysfs-write $S/recomp_algorithm "algo=zstd priority=99999999999"
 expect_errno EINVAL sysfs-write $S/recompress "type=idle"
 sysfs_set $S/recomp_algorithm "algo=zstd"
 sysfs_set $S/recomp_algorithm "algo=lz4hc priority=2"
