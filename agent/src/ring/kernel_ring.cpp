@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 namespace ozram::ring {
 namespace {
@@ -27,22 +28,28 @@ void* map_or_throw(int fd, std::size_t size, int protection, std::uint64_t offse
     return address;
 }
 
-// A regular file stands in for the device in tests; mapping past its end
-// would fault on the first access, so it must hold what is mapped.
-void check_file_size(int fd, std::uint64_t needed, const std::string& path) {
+// The size of a regular file, which stands in for the device in tests and
+// must hold what is mapped (a read past its end faults); none for the
+// device.  Anything else is no ring.
+std::optional<std::uint64_t> regular_file_size(int fd, const std::string& path) {
     struct stat status {};
     if (::fstat(fd, &status) < 0) {
         fail("cannot stat " + path);
     }
     if (S_ISCHR(status.st_mode)) {
-        return;
+        return std::nullopt;
     }
     if (!S_ISREG(status.st_mode)) {
         throw NotARingError(ENODEV, path + " is not an ozram ring device");
     }
-    if (static_cast<std::uint64_t>(status.st_size) < needed) {
-        throw NotARingError(EBADMSG, path + " is shorter than a ring (" +
-                                         std::to_string(status.st_size) + " bytes)");
+    return static_cast<std::uint64_t>(status.st_size);
+}
+
+void check_holds(std::optional<std::uint64_t> file_size, std::uint64_t needed,
+                 const std::string& path) {
+    if (file_size && *file_size < needed) {
+        throw NotARingError(
+            EBADMSG, path + " is shorter than a ring (" + std::to_string(*file_size) + " bytes)");
     }
 }
 
@@ -55,7 +62,8 @@ std::unique_ptr<KernelRing> KernelRing::attach(const std::string& path) {
     if (ring->fd_ < 0) {
         fail("cannot open " + path);
     }
-    check_file_size(ring->fd_, OZRAM_RING_PAGE_SIZE, path);
+    const std::optional<std::uint64_t> file_size = regular_file_size(ring->fd_, path);
+    check_holds(file_size, OZRAM_RING_PAGE_SIZE, path);
     ozram_ring_header header;
     // The ring maps for any process that could open it, so a device that
     // refuses is some other device (/dev/null says ENODEV).
@@ -67,7 +75,7 @@ std::unique_ptr<KernelRing> KernelRing::attach(const std::string& path) {
     ::munmap(first, OZRAM_RING_PAGE_SIZE);
     // The device is as large as its header says; mmap() below fails otherwise.
     check_header(header, header.mapping_size);
-    check_file_size(ring->fd_, header.mapping_size, path);
+    check_holds(file_size, header.mapping_size, path);
 
     ring->writable_size_ = header.staging.offset;
     ring->writable_ =
