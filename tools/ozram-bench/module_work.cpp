@@ -9,6 +9,7 @@
 #include <memory>
 #include <ostream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "cpu/block_codec.hpp"
@@ -72,13 +73,12 @@ std::uint64_t thread_ns() {
 // a microsecond, and a lap of a batch of 64 pages would otherwise carry
 // 0.02 us a page of it, most of a small row such as ring-store.
 std::uint64_t thread_clock_cost_ns() {
-    std::vector<std::uint64_t> gaps(201);
-    for (auto& gap : gaps) {
+    std::vector<double> gaps(201);
+    for (double& gap : gaps) {
         const std::uint64_t before = thread_ns();
-        gap = thread_ns() - before;
+        gap = static_cast<double>(thread_ns() - before);
     }
-    std::ranges::nth_element(gaps, gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2));
-    return gaps[gaps.size() / 2];
+    return static_cast<std::uint64_t>(median(std::move(gaps)));
 }
 
 bool is_lz4_format(Algorithm algorithm) {
