@@ -26,15 +26,17 @@ Labels labels_of(const StatsRecord* device) {
     return {{"device", device->dev_name}};
 }
 
-// The module's log2 histograms of ns as Prometheus histograms of seconds:
-// bucket i's upper bound 2^(i+1) ns is its "le"; the open last bucket is
-// "+Inf".
+// The module's log2 histograms of ns as Prometheus histograms of seconds.
+// Bucket i counts the whole ns in [2^i, 2^(i+1)), and a Prometheus bucket
+// counts the observations at most its "le": so its "le" is its largest
+// value, 2^(i+1) - 1 ns, and an interval of exactly 2^(i+1) ns is counted
+// in the next one, as the module counts it.  The open last bucket is "+Inf".
 void add_histogram(Exposition& out, const Labels& labels, const LatencyHistogram& hist) {
     std::vector<ozram::metrics::Bucket> buckets;
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i + 1 < hist.buckets.size(); ++i) {
         cumulative += hist.buckets[i];
-        buckets.push_back({LatencyHistogram::upper_ns(i) / 1e9, cumulative});
+        buckets.push_back({(LatencyHistogram::upper_ns(i) - 1) / 1e9, cumulative});
     }
     cumulative += hist.buckets.empty() ? 0 : hist.buckets.back();
     out.histogram(labels, buckets, static_cast<double>(hist.sum_ns) / 1e9, cumulative);

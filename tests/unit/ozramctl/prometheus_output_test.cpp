@@ -106,19 +106,29 @@ TEST(PrometheusOutput, LatencyHistogramsInSeconds) {
     const StatsRecord device = fake_device_record();
     const std::string text = prometheus_stats({device}, device);
     const auto& write = *device.latency[0];
-    // Bucket 0 ([0, 2) ns) has "le" 2 ns; the open last bucket is +Inf.
+    // Bucket 0 ([0, 2) ns) has "le" 1 ns, its largest value, and bucket 1
+    // ([2, 4) ns) 3 ns; the open last bucket is +Inf.
     EXPECT_EQ(
         lines_starting(text,
                        "ozram_io_latency_seconds_bucket{device=\"ozram0\",op=\"write\","
-                       "le=\"2e-09\"}"),
+                       "le=\"1e-09\"}"),
         (std::vector<std::string>{
-            "ozram_io_latency_seconds_bucket{device=\"ozram0\",op=\"write\",le=\"2e-09\"} 0"}));
+            "ozram_io_latency_seconds_bucket{device=\"ozram0\",op=\"write\",le=\"1e-09\"} 0"}));
     EXPECT_EQ(
         lines_starting(text,
                        "ozram_io_latency_seconds_bucket{device=\"ozram0\",op=\"read\","
-                       "le=\"4e-09\"}"),
+                       "le=\"3e-09\"}"),
         (std::vector<std::string>{"ozram_io_latency_seconds_bucket{device=\"ozram0\",op=\"read\","
-                                  "le=\"4e-09\"} 21"}));
+                                  "le=\"3e-09\"} 21"}));
+    // Bucket 10 holds [1024, 2048) ns: an interval of 2048 ns, exactly
+    // 2.048e-06 s, is not in it, and the bucket says so.
+    EXPECT_EQ(lines_starting(text,
+                             "ozram_io_latency_seconds_bucket{device=\"ozram0\",op=\"read\","
+                             "le=\"2.047e-06\"}")
+                  .size(),
+              1U)
+        << text;
+    EXPECT_EQ(text.find("le=\"2.048e-06\""), std::string::npos) << text;
     EXPECT_EQ(
         lines_starting(text, "ozram_io_latency_seconds_count{device=\"ozram0\",op=\"write\"}"),
         (std::vector<std::string>{
