@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 #include <utility>
 
 #include "log.hpp"
@@ -129,16 +130,29 @@ MetricsServer::MetricsServer(std::vector<int> listening, std::function<std::stri
     if (!listening_.empty()) {
         port_ = bound_port(listening_.front());
     }
-    stop_fd_ = eventfd(0, EFD_CLOEXEC);
-    if (stop_fd_ < 0) {
-        const int code = errno;
+    // A constructor that throws runs no destructor: what it opened, it
+    // closes itself.
+    const auto close_all = [this] {
         for (const int fd : listening_) {
             close(fd);
         }
+        if (stop_fd_ >= 0) {
+            close(stop_fd_);
+        }
+    };
+    stop_fd_ = eventfd(0, EFD_CLOEXEC);
+    if (stop_fd_ < 0) {
+        const int code = errno;
+        close_all();
         throw Error(code, "metrics endpoint: cannot create an eventfd");
     }
     limits_.max_clients = std::max<std::size_t>(limits_.max_clients, 1);
-    thread_ = std::thread([this] { serve(); });
+    try {
+        thread_ = std::thread([this] { serve(); });
+    } catch (const std::system_error& error) {
+        close_all();
+        throw Error(error.code().value(), "metrics endpoint: cannot start its thread");
+    }
 }
 
 MetricsServer::MetricsServer(const ListenAddress& address, std::function<std::string()> render,
@@ -198,8 +212,9 @@ void MetricsServer::serve() {
             if (errno == EINTR) {
                 continue;
             }
+            // The endpoint ends; its clients are closed below.
             log_error(std::string("metrics endpoint: poll: ") + std::strerror(errno));
-            return;
+            break;
         }
         if (fds[0].revents != 0) {
             break;

@@ -2,8 +2,8 @@
 // scrape that succeeds while a slow client trickles its request and a crowd
 // of idle connections sits on the server, a deadline for the whole request,
 // a rest instead of a busy loop when accept() runs out of descriptors,
-// listening sockets that never block, the sockets systemd passes, and a
-// sandbox that forbids network sockets.
+// clients closed when poll() fails, listening sockets that never block, the
+// sockets systemd passes, and a sandbox that forbids network sockets.
 // Every scrape's body goes through promtool, Prometheus's own parser.
 #include "metrics_server.hpp"
 
@@ -223,6 +223,42 @@ TEST(MetricsServer, RestsWhenAcceptRunsOutOfDescriptors) {
     EXPECT_LT(cpu_used, 300ms) << "the server spun on accept()";
     const std::string answer = client.receive_all(3s);
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
+}
+
+// poll() fails (EINVAL) once it is asked for more descriptors than
+// RLIMIT_NOFILE allows, and the server's thread then ends: every client it
+// held is closed then, not left open for the life of the process.
+TEST(MetricsServer, ClosesItsClientsWhenPollFails) {
+    std::atomic<int> scrapes{0};
+    MetricsServerLimits limits;
+    limits.max_clients = 16;
+    limits.deadline = 20s;
+    MetricsServer server(ListenAddress{"127.0.0.1", 0}, counter(scrapes), limits);
+    std::vector<std::unique_ptr<Client>> idle;
+    for (int i = 0; i < 4; ++i) {
+        idle.push_back(std::make_unique<Client>(server.port()));
+        ASSERT_TRUE(idle.back()->connected());
+    }
+    // The server accepts one connection a round, in their order: once this
+    // scrape is answered, it holds the four idle ones.
+    ASSERT_TRUE(is_scrape(scrape(server.port(), 3s)));
+
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    const rlimit few{3, saved.rlim_max};
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &few), 0);
+    // A byte from one of them wakes the server into a poll() of six
+    // descriptors.
+    const bool sent = idle.front()->send_text("G");
+    std::vector<bool> closed;
+    for (const auto& client : idle) {
+        closed.push_back(client->closed_by_server(closed.empty() ? 3s : 100ms));
+    }
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    ASSERT_TRUE(sent);
+    for (std::size_t i = 0; i < closed.size(); ++i) {
+        EXPECT_TRUE(closed[i]) << "client " << i << " is still open";
+    }
 }
 
 // --metrics-listen names the address of a socket systemd passed: that
