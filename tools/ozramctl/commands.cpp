@@ -390,7 +390,7 @@ int export_metrics(const CommandLine& line) {
         once();
         return 0;
     }
-    return every(*line.interval_seconds, [&](bool first) {
+    const int status = every(*line.interval_seconds, [&](bool first) {
         if (first) {
             // Its error ends the command: a wrong directory or no module
             // shows at once.
@@ -410,6 +410,10 @@ int export_metrics(const CommandLine& line) {
                          error_text(error).c_str());
         }
     });
+    // Stopped by SIGINT or SIGTERM: nobody writes the figures any more, so
+    // they are withdrawn, as after a failed write.
+    remove_textfile(*line.textfile_dir);
+    return status;
 }
 
 int setup(const CommandLine& line) {

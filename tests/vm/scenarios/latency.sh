@@ -122,5 +122,7 @@ wait_until "the file did not come back" '[ -e /tmp/full/ozram.prom ]'
 pid_alive $exporter || fail "the exporter ended: $(cat /tmp/export.err)"
 kill -TERM $exporter
 wait $exporter || fail "the exporter's exit status after SIGTERM: $?"
+# Nobody writes the figures any more: they are withdrawn.
+[ ! -e /tmp/full/ozram.prom ] || fail "the file stayed after SIGTERM"
 note "$(cat /tmp/export.err)"
 umount /tmp/full
