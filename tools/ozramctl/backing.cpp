@@ -1,58 +1,20 @@
 #include "backing.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <vector>
 
 #include "ozram/error.hpp"
 #include "size_format.hpp"
+#include "sysfs_attribute.hpp"
 #include "text_output.hpp"
 
 namespace ozramctl {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The first line of a file, or nothing.
-std::optional<std::string> read_line(const fs::path& file) {
-    std::ifstream in(file);
-    std::string line;
-    if (!in || !std::getline(in, line)) {
-        return std::nullopt;
-    }
-    return line;
-}
-
-std::optional<std::uint64_t> read_number(const fs::path& file) {
-    std::ifstream in(file);
-    std::uint64_t value = 0;
-    if (!(in >> value)) {
-        return std::nullopt;
-    }
-    return value;
-}
-
-// One write(2) of the whole value, as sysfs wants it; the errno on failure.
-// O_TRUNC as the shell's "echo >": sysfs ignores it, a test's plain file
-// then holds the value alone.
-int write_attribute(const fs::path& file, std::string_view value) {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) {
-        return errno;
-    }
-    const ssize_t written = ::write(fd, value.data(), value.size());
-    int error = written < 0 ? errno : (written == static_cast<ssize_t>(value.size()) ? 0 : EIO);
-    if (::close(fd) != 0 && error == 0) {
-        error = errno;
-    }
-    return error;
-}
 
 [[noreturn]] void cannot_write(const fs::path& file, std::string_view value, int error) {
     std::string message = "cannot write '" + std::string(value) + "' to " + file.string() + ": " +
@@ -100,7 +62,7 @@ std::optional<BackingStat> parse_bd_stat(std::string_view text) {
 }
 
 std::optional<BackingStat> read_bd_stat(const fs::path& dir) {
-    const auto line = read_line(dir / "bd_stat");
+    const auto line = read_first_line(dir / "bd_stat");
     return line ? parse_bd_stat(*line) : std::nullopt;
 }
 
@@ -158,7 +120,7 @@ WritebackResult run_writeback(const fs::path& dir, std::string_view name,
 }
 
 bool has_backing_device(const fs::path& dir) {
-    const auto backing = read_line(dir / "backing_dev");
+    const auto backing = read_first_line(dir / "backing_dev");
     return backing && !backing->empty() && *backing != "none";
 }
 

@@ -1,45 +1,21 @@
 #include "device_setup.hpp"
 
-#include <fcntl.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <string_view>
 
 #include "ozram/error.hpp"
+#include "sysfs_attribute.hpp"
 
 namespace ozramctl {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<std::uint64_t> read_number(const fs::path& file) {
-    std::ifstream in(file);
-    std::uint64_t value = 0;
-    if (!(in >> value)) {
-        return std::nullopt;
-    }
-    return value;
-}
-
-// One write(2) of the whole value, as sysfs wants it; the errno on failure.
-int write_attribute(const fs::path& file, const std::string& value) {
-    int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return errno;
-    }
-    ssize_t written = ::write(fd, value.data(), value.size());
-    int error = written < 0 ? errno : (written == static_cast<ssize_t>(value.size()) ? 0 : EIO);
-    if (::close(fd) != 0 && error == 0) {
-        error = errno;
-    }
-    return error;
-}
 
 void set_disksize(const SysfsRoot& root, std::uint32_t id, std::uint64_t size) {
     const std::string device_name = root.naming.name(id);
