@@ -15,13 +15,13 @@
 #include "cli/usage.hpp"
 #include "cli/usage_error.hpp"
 #include "codec.hpp"
-#include "corpus.hpp"
 #include "kernel_bench.hpp"
 #include "measurement.hpp"
 #include "module_work.hpp"
 #include "ozram/cost_model.hpp"
 #include "ozram/error.hpp"
 #include "ozram/gpu.hpp"
+#include "page_corpus.hpp"
 #include "pcie_bandwidth.hpp"
 #include "report.hpp"
 #include "warp_steps.hpp"
@@ -83,7 +83,8 @@ int print_crossover() {
 //               out by the host, as for memory the driver cannot register.
 // `in_place` is set to the compressor of the first two, which must read every
 // page in place.
-std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options, const Corpus& corpus,
+std::vector<std::unique_ptr<Codec>> make_gpu_codecs(const Options& options,
+                                                    const PageCorpus& corpus,
                                                     const GpuBatchCompressor*& in_place) {
     std::vector<std::unique_ptr<Codec>> codecs;
     const char* skip = "ozram-bench: gpu: skipped: ";
@@ -138,7 +139,7 @@ std::vector<Measurement> copy_rows(const Options& options) {
     return rows;
 }
 
-void write_rows(const Options& options, const Corpus& corpus, unsigned threads,
+void write_rows(const Options& options, const PageCorpus& corpus, unsigned threads,
                 std::span<const Measurement> rows) {
     switch (options.format) {
         case OutputFormat::Json:
@@ -162,7 +163,7 @@ void write_rows(const Options& options, const Corpus& corpus, unsigned threads,
 }
 
 // The module's own work a page (--backend module).
-int run_module_work(const Options& options, const Corpus& corpus) {
+int run_module_work(const Options& options, const PageCorpus& corpus) {
     const std::size_t batch = options.batch_given ? options.batch : MODULE_WORK_BATCH;
     const ModuleWork work =
         measure_module_work(corpus.pages(), options.algorithm, batch, options.cold, options.repeats,
@@ -187,7 +188,7 @@ int run(const Options& options) {
     const bool all = options.backend == BackendChoice::All;
 
     // Before the codecs: the GPU's registration of it ends with them.
-    const Corpus corpus(options.input, options.max_pages);
+    const PageCorpus corpus(options.input, options.max_pages);
     if (options.backend == BackendChoice::Module) {
         return run_module_work(options, corpus);
     }

@@ -75,7 +75,8 @@ double process_cpu_seconds() {
 // the agent always has pages coming while completions are checked.
 class Pipeline {
   public:
-    Pipeline(ring::ShmRingOwner& ring, std::span<const Page> corpus, const LoadPlan& plan)
+    Pipeline(ring::ShmRingOwner& ring, std::span<const std::uint8_t* const> corpus,
+             const LoadPlan& plan)
         : ring_(ring),
           corpus_(corpus),
           plan_(plan),
@@ -99,7 +100,7 @@ class Pipeline {
     void idle();
 
     ring::ShmRingOwner& ring_;
-    std::span<const Page> corpus_;
+    std::span<const std::uint8_t* const> corpus_;
     const LoadPlan& plan_;
     std::mutex lock_;  // the ring's lock: the slot rules and both queues
     ring::RingProducer producer_;
@@ -127,13 +128,12 @@ void Pipeline::note_start() {
 }
 
 void Pipeline::check(const Held& held, Tally& tally, CompletionCheck& checker) const {
-    const Page& original = corpus_[held.cookie % corpus_.size()];
+    const std::uint8_t* original = corpus_[held.cookie % corpus_.size()];
     if (held.verdict != OZRAM_RING_OK) {
         ++tally.rejected;
     } else if (held.cqe.status != OZRAM_RING_STATUS_OK) {
         ++tally.fallback;
-    } else if (!checker.restores(held.cqe, ring_.view().output_slot(held.cqe.slot),
-                                 original.data())) {
+    } else if (!checker.restores(held.cqe, ring_.view().output_slot(held.cqe.slot), original)) {
         ++tally.mismatches;
     } else {
         ++tally.pages;
@@ -169,7 +169,7 @@ void Pipeline::idle() {
 
 void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
     std::vector<Held> held;
-    std::vector<std::pair<ring::RingProducer::Taken, const Page*>> taken;
+    std::vector<std::pair<ring::RingProducer::Taken, const std::uint8_t*>> taken;
     held.reserve(GRAIN);
     taken.reserve(GRAIN);
     Laps laps;
@@ -187,7 +187,7 @@ void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
             });
             while (taken.size() < GRAIN && submitted_ < plan_.pages && producer_.can_stage()) {
                 taken.emplace_back(producer_.take(submitted_),
-                                   &corpus_[submitted_ % corpus_.size()]);
+                                   corpus_[submitted_ % corpus_.size()]);
                 ++submitted_;
             }
             note_start();
@@ -212,7 +212,7 @@ void Pipeline::run_thread(Tally& tally, CompletionCheck& checker) {
         }
         laps.lap(tally.time.checking);
         for (const auto& [slot, page] : taken) {
-            std::memcpy(ring_.view().staging_slot(slot.slot), page->data(), PAGE_SIZE);
+            std::memcpy(ring_.view().staging_slot(slot.slot), page, PAGE_SIZE);
         }
         laps.lap(tally.time.staging);
         {
@@ -262,7 +262,8 @@ double LoadReport::us_per_page(double total) const {
     return pages > 0 ? total / static_cast<double>(pages) * 1e6 : 0;
 }
 
-LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus, const LoadPlan& plan) {
+LoadReport run_load(ring::ShmRingOwner& ring, std::span<const std::uint8_t* const> corpus,
+                    const LoadPlan& plan) {
     LoadReport report;
     // The clock starts when an agent is there to answer.
     const auto attach_deadline = Clock::now() + plan.agent_timeout;

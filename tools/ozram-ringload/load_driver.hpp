@@ -63,8 +63,10 @@ struct LoadPlan {
     unsigned threads = 1;
 };
 
-// Feeds `corpus` through the ring until plan.pages pages are completed.
-[[nodiscard]] LoadReport run_load(ring::ShmRingOwner& ring, std::span<const Page> corpus,
+// Feeds the pages of `corpus` (PAGE_SIZE bytes each) through the ring,
+// round and round, until plan.pages pages are completed.
+[[nodiscard]] LoadReport run_load(ring::ShmRingOwner& ring,
+                                  std::span<const std::uint8_t* const> corpus,
                                   const LoadPlan& plan);
 
 }  // namespace ozram::ringload

@@ -187,19 +187,19 @@ int run(int argc, char** argv) {
     }
     try {
         // A corpus larger than the run is read only as far as the run goes.
-        const auto corpus = ozram::ringload::read_corpus(
+        const ozram::PageCorpus corpus(
             options.input, options.pages > SIZE_MAX ? 0 : static_cast<std::size_t>(options.pages));
         ozram::ring::ShmRingOwner::Geometry geometry;
         geometry.slots = options.slots;
         geometry.huge_threshold = options.huge_threshold;
         auto ring = ozram::ring::ShmRingOwner::create(options.shm, geometry);
         LoadPlan plan;
-        plan.pages = options.pages != 0 ? options.pages : corpus.size();
+        plan.pages = options.pages != 0 ? options.pages : corpus.page_count();
         plan.agent_timeout = std::chrono::seconds(options.timeout_s);
         plan.stop_agent = !options.keep_agent;
         plan.threads = options.threads != 0 ? options.threads
                                             : std::max(1U, std::thread::hardware_concurrency());
-        const LoadReport report = ozram::ringload::run_load(*ring, corpus, plan);
+        const LoadReport report = ozram::ringload::run_load(*ring, corpus.pages(), plan);
         print_report(report, options.json);
         if (report.timed_out) {
             std::fprintf(stderr, "ozram-ringload: no answer from an agent for %u s\n",

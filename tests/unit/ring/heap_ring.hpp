@@ -53,6 +53,16 @@ class HeapRing final : public RingTransport {
     RingView view_;
 };
 
+// The addresses of `pages`, as ozram-ringload's driver takes a corpus.
+inline std::vector<const std::uint8_t*> page_pointers(const std::vector<Page>& pages) {
+    std::vector<const std::uint8_t*> pointers;
+    pointers.reserve(pages.size());
+    for (const Page& page : pages) {
+        pointers.push_back(page.data());
+    }
+    return pointers;
+}
+
 // Pages of every kind the agent meets: text-like, incompressible, same-filled.
 inline std::vector<Page> mixed_pages(std::size_t count) {
     std::vector<Page> pages(count);

@@ -48,7 +48,8 @@ TEST(Ozramd, ServesAShmRingAndEveryPageVerifies) {
     const auto pages = ozram::ring::test::mixed_pages(100);
     ozram::ringload::LoadPlan plan;
     plan.pages = 3000;
-    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    const auto report =
+        ozram::ringload::run_load(*ring, ozram::ring::test::page_pointers(pages), plan);
     EXPECT_EQ(report.pages, 3000u);
     EXPECT_EQ(report.mismatches, 0u);
     EXPECT_EQ(report.rejected, 0u);
@@ -78,7 +79,8 @@ TEST(Ozramd, SeveralProducerThreadsFeedTheRingAndEveryPageVerifies) {
     plan.pages = 20000;
     plan.threads = 4;
     const auto started = std::chrono::steady_clock::now();
-    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    const auto report =
+        ozram::ringload::run_load(*ring, ozram::ring::test::page_pointers(pages), plan);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     EXPECT_EQ(report.pages, 20000u);
@@ -117,7 +119,8 @@ TEST(Ozramd, GetsReadyBeforeItAttaches) {
     Ozramd agent(scratch, agent_args(scratch, name));
     ozram::ringload::LoadPlan plan;
     plan.pages = 200;
-    const auto report = ozram::ringload::run_load(*ring, ozram::ring::test::mixed_pages(50), plan);
+    const auto report = ozram::ringload::run_load(
+        *ring, ozram::ring::test::page_pointers(ozram::ring::test::mixed_pages(50)), plan);
     EXPECT_EQ(report.pages, 200u);
     EXPECT_EQ(agent.wait(), 0) << agent.log();
     const std::string log = agent.log();
@@ -332,7 +335,8 @@ TEST(Ozramd, SighupReloadsTheConfigurationAndKeepsItOnError) {
     const auto pages = ozram::ring::test::mixed_pages(20);
     ozram::ringload::LoadPlan plan;
     plan.pages = 200;
-    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    const auto report =
+        ozram::ringload::run_load(*ring, ozram::ring::test::page_pointers(pages), plan);
     EXPECT_EQ(report.pages, 200u);
     EXPECT_EQ(report.mismatches + report.rejected, 0u);
     EXPECT_EQ(agent.wait(), 0) << agent.log();
@@ -367,7 +371,8 @@ TEST(Ozramd, DaemonModeReportsReadinessWritesAndRemovesThePidfile) {
     const auto pages = ozram::ring::test::mixed_pages(20);
     ozram::ringload::LoadPlan plan;
     plan.pages = 500;
-    const auto report = ozram::ringload::run_load(*ring, pages, plan);
+    const auto report =
+        ozram::ringload::run_load(*ring, ozram::ring::test::page_pointers(pages), plan);
     EXPECT_EQ(report.pages, 500u);
     EXPECT_EQ(report.mismatches + report.rejected, 0u);
     // STOPPING ends it; it detaches and removes its pidfile on the way out.

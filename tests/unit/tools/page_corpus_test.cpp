@@ -1,3 +1,5 @@
+#include "page_corpus.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -5,17 +7,16 @@
 #include <fstream>
 #include <string>
 
-#include "corpus.hpp"
 #include "ozram/error.hpp"
 #include "ozram/page.hpp"
 
-namespace ozram::bench {
+namespace ozram {
 namespace {
 
-class BenchCorpus : public ::testing::Test {
+class PageCorpusFile : public ::testing::Test {
   protected:
     // One file per test and process: ctest runs several test processes at once.
-    const std::string path_ = ::testing::TempDir() + "ozram-bench-corpus-" +
+    const std::string path_ = ::testing::TempDir() + "ozram-page-corpus-" +
                               ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                               "-" + std::to_string(getpid()) + ".bin";
     void TearDown() override { std::remove(path_.c_str()); }
@@ -29,7 +30,7 @@ class BenchCorpus : public ::testing::Test {
 
     static int error_of(const std::string& path, std::size_t max_pages = 0) {
         try {
-            const Corpus corpus(path, max_pages);
+            const PageCorpus corpus(path, max_pages);
         } catch (const Error& e) {
             return e.code().value();
         }
@@ -37,9 +38,9 @@ class BenchCorpus : public ::testing::Test {
     }
 };
 
-TEST_F(BenchCorpus, PagesAreTheFileInOrder) {
+TEST_F(PageCorpusFile, PagesAreTheFileInOrder) {
     write(3 * PAGE_SIZE);
-    const Corpus corpus(path_);
+    const PageCorpus corpus(path_);
     ASSERT_EQ(corpus.page_count(), 3U);
     for (std::size_t i = 0; i < 3; ++i) {
         EXPECT_EQ(corpus.pages()[i][0], i);
@@ -47,15 +48,15 @@ TEST_F(BenchCorpus, PagesAreTheFileInOrder) {
     }
 }
 
-TEST_F(BenchCorpus, MaxPagesTakesTheFirstPages) {
+TEST_F(PageCorpusFile, MaxPagesTakesTheFirstPages) {
     write(5 * PAGE_SIZE);
-    const Corpus corpus(path_, 2);
+    const PageCorpus corpus(path_, 2);
     ASSERT_EQ(corpus.page_count(), 2U);
     EXPECT_EQ(corpus.pages()[1][0], 1);
-    EXPECT_EQ(Corpus(path_, 50).page_count(), 5U);
+    EXPECT_EQ(PageCorpus(path_, 50).page_count(), 5U);
 }
 
-TEST_F(BenchCorpus, BadFilesAreErrors) {
+TEST_F(PageCorpusFile, BadFilesAreErrors) {
     EXPECT_EQ(error_of(path_ + ".missing"), ENOENT);
     write(0);
     EXPECT_EQ(error_of(path_), EINVAL);
@@ -65,4 +66,4 @@ TEST_F(BenchCorpus, BadFilesAreErrors) {
 }
 
 }  // namespace
-}  // namespace ozram::bench
+}  // namespace ozram

@@ -1,4 +1,4 @@
-#include "corpus.hpp"
+#include "page_corpus.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,9 +11,9 @@
 #include "ozram/error.hpp"
 #include "ozram/page.hpp"
 
-namespace ozram::bench {
+namespace ozram {
 
-Corpus::Corpus(const std::string& path, std::size_t max_pages) : path_(path) {
+PageCorpus::PageCorpus(const std::string& path, std::size_t max_pages) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         throw Error(errno, "cannot open " + path);
@@ -54,10 +54,10 @@ Corpus::Corpus(const std::string& path, std::size_t max_pages) : path_(path) {
     }
 }
 
-Corpus::~Corpus() {
+PageCorpus::~PageCorpus() {
     if (mapping_ != nullptr) {
         ::munmap(mapping_, mapping_size_);
     }
 }
 
-}  // namespace ozram::bench
+}  // namespace ozram
