@@ -64,6 +64,21 @@ vm_kernel_image() { echo "${VM_KERNEL:-/boot/vmlinuz-$1}"; }
 # vm_moddir KVER: where that kernel's modules are.
 vm_moddir() { echo "${VM_MODULES_ROOT:-}/lib/modules/$1"; }
 
+# vm_boot_fault CONSOLE MARKER: whether a VM run that failed did so in the
+# emulated kernel's own boot, before its test began: CONSOLE (the run's
+# console log) has no MARKER line, which the guest prints as its test
+# starts, and nothing in it shows ozram.ko loaded: no "ozram:" message, no
+# oops that lists ozram among its modules, no frame of it in a trace.  Such
+# a failure (a panic of qemu's emulated CPUs while the kernel boots) says
+# nothing about the test, and the callers boot once more.  A missing
+# CONSOLE is such a failure too: the VM printed nothing.
+vm_boot_fault() {
+	local console=$1 marker=$2
+	[[ -r $console ]] || return 0
+	grep -a -q -F -- "$marker" "$console" && return 1
+	! grep -a -q -E '(^|[^[:alnum:]_-])ozram[[:alnum:]_]*: |\[ozram\]|Modules linked in:.*(^|[^[:alnum:]_-])ozram(\(| |$)' "$console"
+}
+
 vm_die() {
 	echo "${0##*/}: $*" >&2
 	exit 1
