@@ -140,6 +140,17 @@ static inline bool ozram_compat_has_algorithm_params(void)
 }
 
 /*
+ * zram's ABI: from 6.2 on, an algorithm name written to comp_algorithm or
+ * recomp_algorithm that is CRYPTO_MAX_ALG_NAME bytes or more (a trailing
+ * newline counted, in comp_algorithm) is E2BIG, before the name is looked
+ * up.  6.1 cuts it short, finds no such algorithm and says EINVAL.
+ */
+static inline bool ozram_compat_long_algorithm_name_is_e2big(void)
+{
+	return LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0);
+}
+
+/*
  * zram's ABI: a reset keeps the device's algorithm on 6.1; on 6.12 it puts
  * the default back, as it drops every algorithm's parameters.  The
  * versions between are not tested: they take 6.1's rule.

@@ -18,6 +18,7 @@
 #include <linux/sysfs.h>
 #include <linux/zsmalloc.h>
 
+#include "ozram_compat.h"
 #include "ozram_devices.h"
 #include "ozram_io.h"
 #include "ozram_latency.h"
@@ -212,6 +213,10 @@ static ssize_t comp_algorithm_store(struct device *dev,
 	char name[OZRAM_COMP_NAME_MAX];
 	int ret;
 
+	/* zram measures the value as a string: up to its first NUL. */
+	if (ozram_compat_long_algorithm_name_is_e2big() &&
+	    strnlen(buf, len) >= OZRAM_COMP_NAME_MAX)
+		return -E2BIG;
 	if (ozram_sysfs_has_nul(buf, len) || !ozram_comp_copy_name(name, buf) ||
 	    !ozram_comp_available(name))
 		return -EINVAL;
@@ -272,8 +277,14 @@ static ssize_t recomp_algorithm_store(struct device *dev,
 			goto out;
 		}
 	}
-	if (!alg || prio <= OZRAM_PRIMARY_COMP || prio >= OZRAM_MAX_COMPS ||
-	    !ozram_comp_copy_name(name, alg) || !ozram_comp_available(name))
+	if (!alg || prio <= OZRAM_PRIMARY_COMP || prio >= OZRAM_MAX_COMPS)
+		goto out;
+	if (ozram_compat_long_algorithm_name_is_e2big() &&
+	    strlen(alg) >= OZRAM_COMP_NAME_MAX) {
+		ret = -E2BIG;
+		goto out;
+	}
+	if (!ozram_comp_copy_name(name, alg) || !ozram_comp_available(name))
 		goto out;
 
 	ret = ozram_set_algorithm(oz, prio, name);

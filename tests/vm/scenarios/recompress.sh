@@ -40,6 +40,18 @@ algo=zstd color=blue
 algo=
 ARGS
 expect_errno ERANGE sysfs-write $S/recomp_algorithm "algo=zstd priority=99999999999"
+# A name of CRYPTO_MAX_ALG_NAME (128) bytes or more: E2BIG from 6.2, as
+# zram's (it has recompression from 6.2 on); 6.1's rule, EINVAL, below.
+long_errno=EINVAL
+major=$(uname -r | cut -d. -f1)
+minor=$(uname -r | cut -d. -f2)
+if [ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 2 ]; }; then
+	long_errno=E2BIG
+fi
+name127=$(printf '%127s' '' | tr ' ' a)
+expect_errno EINVAL sysfs-write $S/recomp_algorithm "algo=$name127"
+expect_errno $long_errno sysfs-write $S/recomp_algorithm "algo=${name127}a"
+expect_errno EINVAL sysfs-write $S/recomp_algorithm "algo=${name127}a priority=9"
 expect_errno EINVAL sysfs-write $S/recompress "type=idle"
 sysfs_set $S/recomp_algorithm "algo=zstd"
 sysfs_set $S/recomp_algorithm "algo=lz4hc priority=2"
