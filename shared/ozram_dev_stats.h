@@ -8,8 +8,10 @@
  * nested in OZRAM_ATTR_STATS) and the module's OZRAM_STAT_<ATTR>.  "name"
  * is the number's one name everywhere: the key of backend_stat, ozramctl's
  * label and JSON key, and the Prometheus metric ozram_<name>.  Names follow
- * Prometheus's rules: the unit in the name (_bytes, _pages), and _total at
- * the end of a counter and of nothing else.  kind is counter (events since
+ * Prometheus's rules: the unit in the name (_bytes, _pages); _total at the
+ * end of a counter and of nothing else; and a counter's name less its
+ * _total is no other number's (OpenMetrics names the counter's family so:
+ * pages_parked_total beside parked_pages).  kind is counter (events since
  * the device was initialised, or since reset-stats) or gauge (a value of
  * the present).  file is the sysfs file that prints it: zram's mm_stat,
  * io_stat, debug_stat and bd_stat print their lines' values in the order
@@ -67,7 +69,7 @@ OZRAM_DEV_STAT(STAGED_PAGES, staged_pages, gauge, backend_stat,
 	       "Pages waiting in the offload ring for the agent.")
 OZRAM_DEV_STAT(PARKED_PAGES, parked_pages, gauge, backend_stat,
 	       "Pages held uncompressed until the agent takes them.")
-OZRAM_DEV_STAT(PARKED, parked_pages_total, counter, backend_stat,
+OZRAM_DEV_STAT(PARKED, pages_parked_total, counter, backend_stat,
 	       "Pages parked while the agent could not take them.")
 OZRAM_DEV_STAT(RECOMPRESSED_PAGES, recompressed_pages, gauge, backend_stat,
 	       "Pages stored with a recompression algorithm.")

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <set>
+#include <span>
 #include <string_view>
 
 #include "ozram_genl.h"
@@ -109,6 +110,23 @@ TEST(StatLists, NamesFollowPrometheus) {
     for (const Line& line : RING_STATS) {
         check(line);
         EXPECT_TRUE(line.name.starts_with("ring_")) << line.name;
+    }
+}
+
+// OpenMetrics names a counter's family without its "_total": a counter
+// X_total and a gauge X would be two families of one name.
+TEST(StatLists, NoCounterSharesItsFamilyWithAnotherNumber) {
+    std::set<std::string_view> names;
+    for (const auto& list : {std::span<const Line>(DEV_STATS), std::span<const Line>(RING_STATS)}) {
+        for (const Line& line : list) {
+            names.insert(line.name);
+        }
+    }
+    for (const std::string_view name : names) {
+        if (name.ends_with("_total")) {
+            const std::string_view family = name.substr(0, name.size() - 6);
+            EXPECT_FALSE(names.contains(family)) << name << " and " << family;
+        }
     }
 }
 

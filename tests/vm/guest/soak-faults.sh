@@ -276,7 +276,7 @@ fault_park_mem_limit() {
 	# The fill may have parked pages of its own: the most used from now on.
 	r=$(sysfs-write "$pk_sys/mem_used_max" 0)
 	[ "$r" = OK ] || soak_fail "mem_used_max 0 of $pk_dev: $r"
-	pk_parked=$(backend_field parked_pages_total "$pk_id")
+	pk_parked=$(backend_field pages_parked_total "$pk_id")
 	pk_agent=$(agent_pid)
 	[ -n "$pk_agent" ] && kill -STOP "$pk_agent" 2>/dev/null || pk_agent=
 	# 64 pages a write, so that a failed write stops only its own.
@@ -308,7 +308,7 @@ fault_park_mem_limit() {
 	dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -s - $W/park.bin ||
 		differ "$(dd if="$pk_dev" bs=1M iflag=direct 2>/dev/null | cmp -l - $W/park.bin | wc -l)" bytes \
 			"$pk_dev once its mem_limit was lifted"
-	pk_parked=$(($(backend_field parked_pages_total "$pk_id") - pk_parked))
+	pk_parked=$(($(backend_field pages_parked_total "$pk_id") - pk_parked))
 	FAULT_NOTE="$pk_dev mem_limit $pk_limit: $pk_parked pages parked ($pk_held held after the writes),"
 	FAULT_NOTE="$FAULT_NOTE mem_used_max $pk_used_max, $pk_staged staged at the limit,"
 	FAULT_NOTE="$FAULT_NOTE $pk_failed of 32 writes failed (ENOMEM),"

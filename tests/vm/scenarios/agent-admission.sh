@@ -24,7 +24,7 @@ done
 # counters: "submitted fallbacks admission parked" now
 counters() {
 	echo "$(backend_field ring_submitted_total) $(backend_field ring_inline_fallbacks_total)" \
-		"$(backend_field ring_admission_inline_total) $(backend_field parked_pages_total)"
+		"$(backend_field ring_admission_inline_total) $(backend_field pages_parked_total)"
 }
 # Staging attempts that find the ring full fire ozram_fallback, whether the
 # page is then parked or compressed.
@@ -57,7 +57,7 @@ echo 0 >$T/events/ozram/ozram_fallback/enable
 sub=$(($(backend_field ring_submitted_total) - $1))
 fb=$(($(backend_field ring_inline_fallbacks_total) - $2))
 adm=$(($(backend_field ring_admission_inline_total) - $3))
-parked=$(($(backend_field parked_pages_total) - $4))
+parked=$(($(backend_field pages_parked_total) - $4))
 full=$(grep -c 'ozram_fallback: dev=0 index=[0-9]* reason=ring_full' $T/trace || true)
 probes=$((secs * 20 + 1))
 # Pages kept from the ring: compressed at once by admission, or parked
@@ -75,7 +75,7 @@ ring_settle 0
 set -- $(counters)
 write_region 3
 sub=$(($(backend_field ring_submitted_total) - $1))
-note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline_total) - $3)) inline by admission, $(($(backend_field parked_pages_total) - $4)) parked"
+note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline_total) - $3)) inline by admission, $(($(backend_field pages_parked_total) - $4)) parked"
 check_cmp "$sub" -ge $((cap / 2)) "pages staged after SIGCONT"
 check_cmp "$sub" -gt $((secs * 20 + 1)) "pages staged beyond the probes' rate"
 

@@ -65,7 +65,7 @@ write_chunks() {
 step "agent stalled: pages parked up to the limit, then compressed by the kernel"
 echo 300 >/sys/module/ozram/parameters/ring_timeout_ms
 kill -STOP "$(agent_pid)"
-p0=$(backend_field parked_pages_total)
+p0=$(backend_field pages_parked_total)
 write_chunks 0 $((CHUNKS / 2 - 1))
 note "after the writes: $(cat $S/mm_stat) | $(tr '\n' ' ' <$S/backend_stat)"
 i=0
@@ -74,7 +74,7 @@ while [ "$(backend_field parked_pages)" != 0 ]; do
 	[ $i -le 600 ] || fail "pages still parked 60 s into a stall: $(backend_field parked_pages)"
 	sleep 0.1
 done
-parked=$(($(backend_field parked_pages_total) - p0))
+parked=$(($(backend_field pages_parked_total) - p0))
 check_cmp "$parked" -gt 1024 "pages parked while the agent was stopped"
 check_cmp "$(wc -l </tmp/written)" -ge 1 "chunks written under the limit"
 note "after the stall: $(cat $S/mm_stat)"
@@ -90,7 +90,7 @@ note "after the recompression: $(cat $S/mm_stat) | $(tr '\n' ' ' <$S/backend_sta
 
 step "agent stalled again: more pages parked while the kernel recompresses them"
 kill -STOP "$(agent_pid)"
-p0=$(backend_field parked_pages_total)
+p0=$(backend_field pages_parked_total)
 r0=$(backend_field recompress_saved_bytes_total)
 # What the first writes could not store, now that recompression made room,
 # then the rest.
@@ -103,7 +103,7 @@ echo "type=idle" >$S/recompress || note "recompress stopped: $?"
 wait $writer
 kill -CONT "$(agent_pid)"
 settle
-check_cmp "$(($(backend_field parked_pages_total) - p0))" -gt 0 "pages parked meanwhile"
+check_cmp "$(($(backend_field pages_parked_total) - p0))" -gt 0 "pages parked meanwhile"
 note "bytes recompression saved meanwhile: $(($(backend_field recompress_saved_bytes_total) - r0))"
 
 touch /tmp/stop

@@ -39,13 +39,13 @@ check_region() { check_eq "$(region_md5 $1)" "$(md5 ${3:-/tmp/r$1.bin})" "region
 step "agent stopped: written pages are parked, and read back while parked"
 echo 30000 >/sys/module/ozram/parameters/ring_timeout_ms
 kill -STOP "$(agent_pid)"
-t0=$(backend_field parked_pages_total)
+t0=$(backend_field pages_parked_total)
 write_region 0
 write_region 1
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
 held=$(backend_field parked_pages)
 check_cmp "$held" -ge $((PAGES * 3 / 2)) "pages parked while the agent is stopped"
-check_eq "$(($(backend_field parked_pages_total) - t0))" "$held" "parked_total counts them"
+check_eq "$(($(backend_field pages_parked_total) - t0))" "$held" "parked_total counts them"
 check_region 0 "while parked"
 check_region 1 "while parked"
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((2 * PAGES * 4096)) "orig_data_size"
@@ -136,7 +136,7 @@ dev_setup 0 512M
 echo 0 >/proc/sys/vm/page-cluster
 mkswap $D >/dev/null || fail "mkswap failed"
 swapon $D || fail "swapon failed"
-t0=$(backend_field parked_pages_total)
+t0=$(backend_field pages_parked_total)
 s0=$(backend_field ring_submitted_total)
 memhog --mb $((ram_pages * 4 / 1024 * 5 / 4)) --seed 7 >/tmp/memhog.log 2>&1 || {
 	cat /tmp/memhog.log
@@ -144,7 +144,7 @@ memhog --mb $((ram_pages * 4 / 1024 * 5 / 4)) --seed 7 >/tmp/memhog.log 2>&1 || 
 }
 note "after the hog: $(tr '\n' ' ' <$S/backend_stat)"
 check_cmp "$(($(backend_field ring_submitted_total) - s0))" -gt 0 "swap pages through the ring"
-check_eq "$(($(backend_field parked_pages_total) - t0))" 0 "swap pages parked"
+check_eq "$(($(backend_field pages_parked_total) - t0))" 0 "swap pages parked"
 swapoff $D
 echo 1000 >/sys/module/ozram/parameters/ring_timeout_ms
 dev_reset 0

@@ -31,7 +31,7 @@ dev_setup 0 64M
 pagegen --pages 1500 --kind text --seed 5 >/tmp/pages.bin
 submitted0=$(backend_field ring_submitted_total)
 verify0=$(backend_field ring_verify_failures_total)
-parked0=$(backend_field parked_pages_total)
+parked0=$(backend_field pages_parked_total)
 
 # The workload perf records: one phase per event.
 cat >/tmp/workload.sh <<WORKLOAD
@@ -108,7 +108,7 @@ step "the events number what backend_stat counted"
 check_eq "$(grep -c 'ozram:ozram_stage:' /tmp/trace.txt)" \
 	"$(($(backend_field ring_submitted_total) - submitted0))" "stage events = ring_submitted_total"
 check_eq "$(grep -c 'ozram:ozram_park:' /tmp/trace.txt)" \
-	"$(($(backend_field parked_pages_total) - parked0))" "park events = parked_total"
+	"$(($(backend_field pages_parked_total) - parked0))" "park events = parked_total"
 check_eq "$(grep -c 'ozram:ozram_verify_failure:' /tmp/trace.txt)" \
 	"$(($(backend_field ring_verify_failures_total) - verify0))" "verify_failure events = ring_verify_failures_total"
 check_eq "$(grep -c 'ozram:ozram_fallback: dev=0 index=2[0-4][0-9] reason=no_agent' /tmp/trace.txt)" 50 \
