@@ -49,12 +49,13 @@ unit-check: userspace
 
 # Checks of the module's sources and build: its layering (no circle of
 # layers, the ring includes nothing above it, only ozram_io*.c write the
-# slot table, no .c over 550 lines), and it refuses PREEMPT_RT kernels and
-# 32-bit ones.
+# slot table, no .c over 550 lines), and it refuses PREEMPT_RT kernels,
+# 32-bit ones and those whose pages are not 4 KiB.
 kmod-check: deps
 	tests/kmod/structure
 	tests/kmod/refuses-preempt-rt
-	tests/kmod/refuses-32-bit
+	tests/kmod/refuses-config 32-bit
+	tests/kmod/refuses-config large-pages
 
 # Every scenario on each tested kernel (tests/vm/kernels: the newest 6.1
 # and 6.12 installed), and every scenario again with ozramd attached on
