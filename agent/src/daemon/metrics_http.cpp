@@ -1,6 +1,7 @@
 #include "metrics_http.hpp"
 
 #include <exception>
+#include <optional>
 
 #include "log.hpp"
 #include "metrics/exposition.hpp"
@@ -34,6 +35,20 @@ bool has_empty_line(std::string_view received) {
     return false;
 }
 
+// RFC 9112, 2.2: a server should ignore empty lines received before the
+// request line (a client may send one after a request's body).
+std::string_view without_leading_empty_lines(std::string_view received) {
+    while (true) {
+        if (received.starts_with('\n')) {
+            received.remove_prefix(1);
+        } else if (received.starts_with("\r\n")) {
+            received.remove_prefix(2);
+        } else {
+            return received;
+        }
+    }
+}
+
 std::string_view first_line(std::string_view received) {
     std::string_view line = received.substr(0, received.find('\n'));
     if (line.ends_with('\r')) {
@@ -42,10 +57,53 @@ std::string_view first_line(std::string_view received) {
     return line;
 }
 
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+// HTTP-version = "HTTP/" DIGIT "." DIGIT: its major digit, or nothing if
+// `version` is not one.
+std::optional<char> major_version(std::string_view version) {
+    if (version.size() != 8 || !version.starts_with("HTTP/") || !is_digit(version[5]) ||
+        version[6] != '.' || !is_digit(version[7])) {
+        return std::nullopt;
+    }
+    return version[5];
+}
+
+// The path of a request target.  RFC 9112, 3.2.2: a server must accept
+// the absolute form ("http://host:port/path"), which a client sends to a
+// proxy; its path is what follows the authority, "/" when none does.  A
+// query changes nothing here.
+std::string_view target_path(std::string_view target) {
+    const auto scheme_is = [&](std::string_view scheme) {
+        if (target.size() < scheme.size()) {
+            return false;
+        }
+        for (std::size_t i = 0; i < scheme.size(); ++i) {
+            const char c = target[i];
+            if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) {
+                return false;
+            }
+        }
+        return true;
+    };
+    for (const std::string_view scheme : {"http://", "https://"}) {
+        if (scheme_is(scheme)) {
+            target.remove_prefix(scheme.size());
+            const std::size_t path = target.find_first_of("/?");
+            target = path == std::string_view::npos || target[path] == '?' ? std::string_view("/")
+                                                                           : target.substr(path);
+            break;
+        }
+    }
+    return target.substr(0, target.find('?'));
+}
+
 }  // namespace
 
 RequestState request_state(std::string_view received) {
-    if (has_empty_line(received)) {
+    if (has_empty_line(without_leading_empty_lines(received))) {
         return RequestState::Complete;
     }
     return received.size() >= MAX_REQUEST ? RequestState::TooLarge : RequestState::Incomplete;
@@ -56,17 +114,20 @@ std::string respond(std::string_view received, const std::function<std::string()
         return response("431 Request Header Fields Too Large", "text/plain", "request too large\n",
                         false);
     }
-    // The request line: METHOD SP TARGET SP HTTP/1.x
-    const std::string_view line = first_line(received);
+    // The request line: METHOD SP TARGET SP HTTP-VERSION
+    const std::string_view line = first_line(without_leading_empty_lines(received));
     const std::size_t first = line.find(' ');
     const std::size_t second = line.find(' ', first + 1);
-    if (first == std::string_view::npos || second == std::string_view::npos ||
-        !line.substr(second + 1).starts_with("HTTP/1.")) {
+    const auto major =
+        second == std::string_view::npos ? std::nullopt : major_version(line.substr(second + 1));
+    if (first == std::string_view::npos || !major) {
         return response("400 Bad Request", "text/plain", "bad request\n", false);
     }
+    if (*major != '1') {
+        return response("505 HTTP Version Not Supported", "text/plain", "HTTP/1.x only\n", false);
+    }
     const std::string_view method = line.substr(0, first);
-    std::string_view target = line.substr(first + 1, second - first - 1);
-    target = target.substr(0, target.find('?'));  // a query changes nothing
+    const std::string_view target = target_path(line.substr(first + 1, second - first - 1));
     const bool head = method == "HEAD";
     if (method != "GET" && !head) {
         return response("405 Method Not Allowed", "text/plain", "only GET and HEAD\n", false,

@@ -1,8 +1,8 @@
 // The HTTP side of ozramd's metrics endpoint, without sockets: whether the
 // bytes received so far hold a whole request, and the answer to one.  It
 // speaks just enough HTTP/1.1 for a scraper: one request per connection,
-// GET or HEAD of /metrics, a bounded request size, then the connection is
-// closed.
+// GET or HEAD of /metrics (in the origin or the absolute form of RFC 9112),
+// a bounded request size, then the connection is closed.
 #pragma once
 
 #include <cstddef>
