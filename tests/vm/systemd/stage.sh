@@ -79,6 +79,16 @@ install)
 		sh -c '[ "$(systemctl is-active ozramd.service)" = active ]'
 	wait_for 60 "the agent is attached to the ring" sh -c 'ozramctl agent | grep -q "^agent_state: *attached"'
 
+	step "ozramd purged and installed again, the module loaded: the agent starts again"
+	# systemd sees the ring as a device by now: installing the package again
+	# must start the agent without the device's "add" event.
+	apt-get purge -y ozramd
+	wait_for 30 "no agent is attached" sh -c 'ozramctl agent | grep -q "^agent_state: *detached"'
+	apt-get install -y "$T"/debs/ozramd_*.deb
+	wait_for 60 "ozramd.service is active again" \
+		sh -c '[ "$(systemctl is-active ozramd.service)" = active ]'
+	wait_for 60 "the agent is attached again" sh -c 'ozramctl agent | grep -q "^agent_state: *attached"'
+
 	step "without the module, the agent's unit is enabled and idle"
 	systemctl stop ozramd.service
 	rmmod ozram
