@@ -171,7 +171,7 @@ static int ozram_genl_get_devices_dumpit(struct sk_buff *skb,
 static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	struct ozram_snapshot total = {}, s;
+	struct ozram_snapshot total, s;
 	struct ozram_genl_latency *lat;
 	struct sk_buff *msg;
 	struct ozram *oz;
@@ -210,6 +210,8 @@ static int ozram_genl_get_stats_doit(struct sk_buff *skb,
 		if (!ret)
 			ret = ozram_genl_put_stats(msg, &s);
 	} else {
+		/* The agent and the ring, even with no device. */
+		ozram_snapshot_total_start(&total);
 		for (id = 0; (oz = ozram_next_device(&id)); id++) {
 			ozram_snapshot(oz, &s);
 			ozram_snapshot_add(&total, &s);

@@ -65,6 +65,12 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap)
 	up_read(&oz->init_lock);
 }
 
+void ozram_snapshot_total_start(struct ozram_snapshot *total)
+{
+	memset(total, 0, sizeof(*total));
+	ozram_ring_snapshot(&total->ring);
+}
+
 void ozram_snapshot_add(struct ozram_snapshot *sum,
 			const struct ozram_snapshot *snap)
 {

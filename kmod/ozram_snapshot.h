@@ -33,6 +33,11 @@ struct ozram_snapshot {
 
 /* Takes init_lock for reading, so the device cannot be reset meanwhile. */
 void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap);
+/*
+ * Starts a total over devices: no device's numbers yet, and the ring's,
+ * which the module has whether or not it has a device.
+ */
+void ozram_snapshot_total_start(struct ozram_snapshot *total);
 /* Adds @snap into @sum, for totals over devices; the ring is not summed. */
 void ozram_snapshot_add(struct ozram_snapshot *sum,
 			const struct ozram_snapshot *snap);

@@ -2,7 +2,8 @@
 # vm-agent: no it checks the counters of a module without an agent (agent detached, pages by in-kernel LZ4)
 # The generic netlink family "ozram": its numbers equal the sysfs numbers
 # after a known workload, GET_DEVICES follows hot_add/hot_remove, totals are
-# sums over devices, the policy is strict, and the state-changing commands
+# sums over devices and keep the ring's numbers and the agent when no device
+# is left, the policy is strict, and the state-changing commands
 # need CAP_NET_ADMIN while the reads are open to every user.
 
 if [ "$DEV" != ozram ]; then
@@ -151,3 +152,25 @@ expect_errno ENODEV $NL stats $id
 dev_reset 0
 check_eq "$($NL devices | grep -c '^id=0 name=ozram0 disksize=0 initstate=0$')" 1 \
 	"GET_DEVICES shows the reset ozram0"
+
+step "with no device, the total still has the agent and the ring"
+# The ring is the module's, not a device's: its numbers stay when the last
+# device goes, and an agent may stay attached to it meanwhile.
+$NL stats >/tmp/nl.txt
+ring_before=$(sed -n '/^ring_/p' /tmp/nl.txt)
+[ -n "$ring_before" ] || fail "the total has no ring numbers: $(cat /tmp/nl.txt)"
+sysfs_set $CONTROL/hot_remove 0
+check_eq "$($NL devices | grep -c '^id=')" 0 "devices listed after every hot_remove"
+$NL stats >/tmp/nl.txt
+check_eq "$(nl_field num_devices)" 0 "the total's num_devices"
+check_eq "$(sed -n '/^ring_/p' /tmp/nl.txt)" "$ring_before" "the ring's numbers with no device"
+rm -f /tmp/holder-release
+ring-holder probe OZRAMNODEVICE001 --after /tmp/holder-release >/dev/null &
+holder=$!
+wait_until "no agent in the total while ring-holder is attached" \
+	"$NL stats >/tmp/nl.txt && grep -q '^agent=attached$' /tmp/nl.txt"
+check_eq "$(nl_field agent_pid)" $holder "the total's agent pid"
+touch /tmp/holder-release
+wait $holder || fail "ring-holder exited with status $?"
+wait_until "the total still has an agent after ring-holder exited" \
+	"$NL stats >/tmp/nl.txt && grep -q '^agent=detached$' /tmp/nl.txt"
