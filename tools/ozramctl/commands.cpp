@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "all_stats.hpp"
 #include "backing.hpp"
 #include "device_names.hpp"
 #include "device_setup.hpp"
@@ -77,12 +78,6 @@ int repeat(const CommandLine& line, const std::function<std::string()>& render) 
     });
 }
 
-// Every device's record, and the module's total.
-struct AllStats {
-    std::vector<StatsRecord> devices;
-    StatsRecord total;
-};
-
 const std::filesystem::path SYS_BLOCK = "/sys/block";
 
 StatsRecord device_stats(GenlClient& client, std::optional<std::uint32_t> device) {
@@ -90,12 +85,9 @@ StatsRecord device_stats(GenlClient& client, std::optional<std::uint32_t> device
 }
 
 AllStats all_stats(GenlClient& client) {
-    AllStats all;
-    for (const auto& device : client.devices()) {
-        all.devices.push_back(device_stats(client, device.dev_id));
-    }
-    all.total = client.stats(std::nullopt);
-    return all;
+    return gather_all_stats(client.devices(), [&client](std::optional<std::uint32_t> device) {
+        return client.stats(device);
+    });
 }
 
 std::string with_newline(std::string json) {
