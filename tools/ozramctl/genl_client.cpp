@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "device_names.hpp"
@@ -181,6 +182,16 @@ GenlClient::GenlClient() : socket_(nl_socket_alloc()) {
     family_ = genl_ctrl_resolve(socket_.get(), OZRAM_GENL_NAME);
     if (family_ < 0) {
         if (family_ == -NLE_OBJ_NOTFOUND) {
+            // The family lives in the host's network namespace only: in
+            // another one (a container, "ip netns exec") it is not found
+            // although the module is loaded.
+            std::error_code ignored;
+            if (std::filesystem::exists("/sys/module/ozram", ignored)) {
+                throw ozram::Error(ENOENT,
+                                   "the ozram module is loaded, but its generic netlink family "
+                                   "is not in this network namespace: run ozramctl in the "
+                                   "host's");
+            }
             throw ozram::Error(ENOENT,
                                "ozram module not loaded (generic netlink family 'ozram' "
                                "not found)");

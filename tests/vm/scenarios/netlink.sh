@@ -174,3 +174,12 @@ touch /tmp/holder-release
 wait $holder || fail "ring-holder exited with status $?"
 wait_until "the total still has an agent after ring-holder exited" \
 	"$NL stats >/tmp/nl.txt && grep -q '^agent=detached$' /tmp/nl.txt"
+
+step "in another network namespace ozramctl says why it finds no family"
+# The family is registered in the host's network namespace only.
+if out=$(unshare -n ozramctl stats 2>&1); then
+	fail "ozramctl stats succeeded in a network namespace of its own: $out"
+fi
+note "$out"
+echo "$out" | grep -q 'is not in this network namespace' ||
+	fail "ozramctl's message in a network namespace of its own: $out"
