@@ -1,5 +1,7 @@
 #include "metrics_http.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <exception>
 #include <optional>
 
@@ -71,25 +73,21 @@ std::optional<char> major_version(std::string_view version) {
     return version[5];
 }
 
+// Whether `target` starts with `scheme` (lower case), in any case.
+bool starts_with_scheme(std::string_view target, std::string_view scheme) {
+    return target.size() >= scheme.size() &&
+           std::equal(scheme.begin(), scheme.end(), target.begin(), [](char want, char got) {
+               return want == std::tolower(static_cast<unsigned char>(got));
+           });
+}
+
 // The path of a request target.  RFC 9112, 3.2.2: a server must accept
 // the absolute form ("http://host:port/path"), which a client sends to a
 // proxy; its path is what follows the authority, "/" when none does.  A
 // query changes nothing here.
 std::string_view target_path(std::string_view target) {
-    const auto scheme_is = [&](std::string_view scheme) {
-        if (target.size() < scheme.size()) {
-            return false;
-        }
-        for (std::size_t i = 0; i < scheme.size(); ++i) {
-            const char c = target[i];
-            if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) {
-                return false;
-            }
-        }
-        return true;
-    };
     for (const std::string_view scheme : {"http://", "https://"}) {
-        if (scheme_is(scheme)) {
+        if (starts_with_scheme(target, scheme)) {
             target.remove_prefix(scheme.size());
             const std::size_t path = target.find_first_of("/?");
             target = path == std::string_view::npos || target[path] == '?' ? std::string_view("/")
