@@ -80,8 +80,6 @@ void ozram_snapshot_add(struct ozram_snapshot *sum,
 	sum->initstate |= snap->initstate;
 	for (i = 0; i < OZRAM_NR_STATS; i++)
 		sum->stats[i] += snap->stats[i];
-	/* The ring is shared by every device: not summed. */
-	sum->ring = snap->ring;
 }
 
 void ozram_stats_reset(struct ozram *oz)

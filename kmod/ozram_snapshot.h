@@ -38,7 +38,10 @@ void ozram_snapshot(struct ozram *oz, struct ozram_snapshot *snap);
  * which the module has whether or not it has a device.
  */
 void ozram_snapshot_total_start(struct ozram_snapshot *total);
-/* Adds @snap into @sum, for totals over devices; the ring is not summed. */
+/*
+ * Adds @snap into @sum, a total that ozram_snapshot_total_start() began;
+ * the ring is the total's own, not summed.
+ */
 void ozram_snapshot_add(struct ozram_snapshot *sum,
 			const struct ozram_snapshot *snap);
 
