@@ -59,8 +59,33 @@ vm_module_for() {
 	fi
 }
 
-# vm_kernel_image KVER: the image the VM boots.
-vm_kernel_image() { echo "${VM_KERNEL:-/boot/vmlinuz-$1}"; }
+# vm_kernel_image KVER: the image the VM boots.  For an installed kernel
+# built with CONFIG_PVH, that is the ELF kernel its bzImage carries,
+# unpacked once into $VM_OUT (tests/vm/unpack-kernel says why); when it
+# cannot be unpacked, and for a kernel named by VM_KERNEL, the image itself.
+vm_kernel_image() {
+	local image=/boot/vmlinuz-$1 elf=$VM_OUT/vmlinux-$1 from
+	if [[ -n ${VM_KERNEL:-} ]]; then
+		echo "$VM_KERNEL"
+		return
+	fi
+	if ! grep -q -s '^CONFIG_PVH=y' "/boot/config-$1"; then
+		echo "$image"
+		return
+	fi
+	from=$(stat -c '%s %Y' "$image" 2>/dev/null) || { echo "$image" && return; }
+	if [[ ! -r $elf || ! -r $elf.from || $(cat "$elf.from") != "$from" ]]; then
+		mkdir -p "$VM_OUT"
+		rm -f "$elf.from"
+		if ! "$VM_DIR/unpack-kernel" "$image" "$elf"; then
+			echo "${0##*/}: booting $image as it is" >&2
+			echo "$image"
+			return
+		fi
+		echo "$from" >"$elf.from"
+	fi
+	echo "$elf"
+}
 # vm_moddir KVER: where that kernel's modules are.
 vm_moddir() { echo "${VM_MODULES_ROOT:-}/lib/modules/$1"; }
 
