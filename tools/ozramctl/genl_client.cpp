@@ -1,6 +1,7 @@
 #include "genl_client.hpp"
 
 #include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "device_names.hpp"
+#include "genl_reply.hpp"
 #include "ozram/error.hpp"
 #include "ozram_genl.h"
 
@@ -24,107 +26,14 @@ struct Reception {
     bool done = false;  // the ack, the end of a dump or an error arrived
 };
 
-std::optional<std::uint64_t> attribute_value(nlattr* attr, int width_bits) {
-    if (attr == nullptr) {
-        return std::nullopt;
-    }
-    switch (width_bits) {
-        case 8:
-            return nla_get_u8(attr);
-        case 32:
-            return nla_get_u32(attr);
-        default:
-            return nla_get_u64(attr);
-    }
-}
-
-// One OZRAM_LATENCY_ATTR_* nest; empty when malformed.
-std::optional<LatencyHistogram> histogram_from(nlattr* nest) {
-    nlattr* attrs[OZRAM_HIST_ATTR_MAX + 1];
-    if (nest == nullptr || nla_parse_nested(attrs, OZRAM_HIST_ATTR_MAX, nest, nullptr) != 0 ||
-        !attrs[OZRAM_HIST_ATTR_COUNT] || !attrs[OZRAM_HIST_ATTR_SUM_NS] ||
-        !attrs[OZRAM_HIST_ATTR_BUCKETS]) {
-        return std::nullopt;
-    }
-    LatencyHistogram hist;
-    hist.count = nla_get_u64(attrs[OZRAM_HIST_ATTR_COUNT]);
-    hist.sum_ns = nla_get_u64(attrs[OZRAM_HIST_ATTR_SUM_NS]);
-    const auto bytes = static_cast<std::size_t>(nla_len(attrs[OZRAM_HIST_ATTR_BUCKETS]));
-    hist.buckets.resize(bytes / sizeof(std::uint64_t));
-    std::memcpy(hist.buckets.data(), nla_data(attrs[OZRAM_HIST_ATTR_BUCKETS]),
-                hist.buckets.size() * sizeof(std::uint64_t));
-    if (hist.buckets.empty()) {
-        return std::nullopt;
-    }
-    return hist;
-}
-
-LatencyRecord latency_from(nlattr* nest) {
-    LatencyRecord latency;
-    nlattr* ops[OZRAM_LATENCY_ATTR_MAX + 1];
-    if (nest == nullptr || nla_parse_nested(ops, OZRAM_LATENCY_ATTR_MAX, nest, nullptr) != 0) {
-        return latency;
-    }
-    latency[static_cast<std::size_t>(LatencyOp::write)] =
-        histogram_from(ops[OZRAM_LATENCY_ATTR_WRITE]);
-    latency[static_cast<std::size_t>(LatencyOp::read)] =
-        histogram_from(ops[OZRAM_LATENCY_ATTR_READ]);
-    latency[static_cast<std::size_t>(LatencyOp::ring)] =
-        histogram_from(ops[OZRAM_LATENCY_ATTR_RING]);
-    return latency;
-}
-
-StatsRecord record_from(nlattr** top, nlattr** stats, nlattr** ring) {
-    StatsRecord record;
-    if (top[OZRAM_ATTR_DEV_ID]) {
-        record.dev_id = nla_get_u32(top[OZRAM_ATTR_DEV_ID]);
-    }
-    if (top[OZRAM_ATTR_DEV_NAME]) {
-        record.dev_name = nla_get_string(top[OZRAM_ATTR_DEV_NAME]);
-    }
-    if (top[OZRAM_ATTR_NUM_DEVICES]) {
-        record.num_devices = nla_get_u32(top[OZRAM_ATTR_NUM_DEVICES]);
-    }
-    record.latency = latency_from(top[OZRAM_ATTR_LATENCY]);
-    const auto fields = stat_fields();
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-        const StatField& field = fields[i];
-        switch (field.source) {
-            case Source::top:
-                record.values[i] = attribute_value(top[field.attr], field.width_bits);
-                break;
-            case Source::nested_stats:
-                record.values[i] =
-                    stats ? attribute_value(stats[field.attr], field.width_bits) : std::nullopt;
-                break;
-            case Source::nested_ring:
-                record.values[i] =
-                    ring ? attribute_value(ring[field.attr], field.width_bits) : std::nullopt;
-                break;
-        }
-    }
-    return record;
-}
-
 int on_message(nl_msg* message, void* arg) {
     auto* reception = static_cast<Reception*>(arg);
-    nlattr* top[OZRAM_ATTR_MAX + 1];
-    nlattr* stats[OZRAM_STAT_ATTR_MAX + 1];
-    nlattr* ring[OZRAM_RING_ATTR_MAX + 1];
-    // No policy: attributes newer than this program are skipped, and the
-    // sizes are checked by nla_get_* reading what the kernel put.
-    if (genlmsg_parse(nlmsg_hdr(message), 0, top, OZRAM_ATTR_MAX, nullptr) < 0) {
+    auto record = record_from_reply(nlmsg_hdr(message));
+    if (!record) {
         reception->parse_failed = true;
         return NL_STOP;
     }
-    const bool have_stats =
-        top[OZRAM_ATTR_STATS] &&
-        nla_parse_nested(stats, OZRAM_STAT_ATTR_MAX, top[OZRAM_ATTR_STATS], nullptr) == 0;
-    const bool have_ring =
-        top[OZRAM_ATTR_RING] &&
-        nla_parse_nested(ring, OZRAM_RING_ATTR_MAX, top[OZRAM_ATTR_RING], nullptr) == 0;
-    reception->replies->push_back(
-        record_from(top, have_stats ? stats : nullptr, have_ring ? ring : nullptr));
+    reception->replies->push_back(std::move(*record));
     return NL_OK;
 }
 
@@ -165,6 +74,37 @@ std::string device_text(std::optional<std::uint32_t> device) {
                        "the ozram module refused the request: " + std::string(std::strerror(code)));
 }
 
+// The family's id, once its version is one this program reads.
+int resolve_family(nl_sock* socket) {
+    nl_cache* raw_cache = nullptr;
+    if (int error = genl_ctrl_alloc_cache(socket, &raw_cache); error < 0) {
+        throw ozram::Error(
+            EIO, std::string("cannot list the generic netlink families: ") + nl_geterror(error));
+    }
+    const std::unique_ptr<nl_cache, decltype(&nl_cache_free)> cache(raw_cache, nl_cache_free);
+    genl_family* family = genl_ctrl_search_by_name(cache.get(), OZRAM_GENL_NAME);
+    if (family == nullptr) {
+        // The family lives in the host's network namespace only: in
+        // another one (a container, "ip netns exec") it is not found
+        // although the module is loaded.
+        std::error_code ignored;
+        if (std::filesystem::exists("/sys/module/ozram", ignored)) {
+            throw ozram::Error(ENOENT,
+                               "the ozram module is loaded, but its generic netlink family "
+                               "is not in this network namespace: run ozramctl in the host's");
+        }
+        throw ozram::Error(ENOENT,
+                           "ozram module not loaded (generic netlink family 'ozram' not found)");
+    }
+    const auto id = static_cast<int>(genl_family_get_id(family));
+    const unsigned version = genl_family_get_version(family);
+    genl_family_put(family);  // the search took a reference
+    if (auto problem = family_version_problem(version)) {
+        throw ozram::Error(EPROTO, *problem);
+    }
+    return id;
+}
+
 }  // namespace
 
 void GenlClient::SocketDeleter::operator()(nl_sock* socket) const {
@@ -179,26 +119,7 @@ GenlClient::GenlClient() : socket_(nl_socket_alloc()) {
         throw ozram::Error(
             EIO, std::string("cannot open a generic netlink socket: ") + nl_geterror(error));
     }
-    family_ = genl_ctrl_resolve(socket_.get(), OZRAM_GENL_NAME);
-    if (family_ < 0) {
-        if (family_ == -NLE_OBJ_NOTFOUND) {
-            // The family lives in the host's network namespace only: in
-            // another one (a container, "ip netns exec") it is not found
-            // although the module is loaded.
-            std::error_code ignored;
-            if (std::filesystem::exists("/sys/module/ozram", ignored)) {
-                throw ozram::Error(ENOENT,
-                                   "the ozram module is loaded, but its generic netlink family "
-                                   "is not in this network namespace: run ozramctl in the "
-                                   "host's");
-            }
-            throw ozram::Error(ENOENT,
-                               "ozram module not loaded (generic netlink family 'ozram' "
-                               "not found)");
-        }
-        throw ozram::Error(
-            EIO, std::string("cannot resolve the generic netlink family: ") + nl_geterror(family_));
-    }
+    family_ = resolve_family(socket_.get());
 }
 
 GenlClient::~GenlClient() = default;

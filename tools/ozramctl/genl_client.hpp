@@ -16,7 +16,8 @@ namespace ozramctl {
 
 class GenlClient {
   public:
-    // Connects and resolves the family; ENOENT when the module is not loaded.
+    // Connects and resolves the family: ENOENT when the module is not loaded,
+    // EPROTO when its family is older than this program reads.
     GenlClient();
     ~GenlClient();
     GenlClient(const GenlClient&) = delete;
