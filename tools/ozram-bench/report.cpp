@@ -19,6 +19,18 @@ std::string fixed(double value, int decimals) {
     return text;
 }
 
+// A row whose pages did not all round-trip has no throughput: a batch that
+// failed early takes less time than one that did the work, so its GB/s
+// would flatter it.  Such figures are "-" in the table, empty in CSV and
+// null in JSON.
+bool has_throughput(const Measurement& m) {
+    return m.mismatches == 0;
+}
+
+std::string throughput(const Measurement& m, double gbps) {
+    return has_throughput(m) ? fixed(gbps, 4) : "";
+}
+
 // Field values in the order of csv_header(); JSON has no infinity, so an
 // infinite ratio (every page same-filled) is null there and "inf" in CSV.
 struct Field {
@@ -38,14 +50,14 @@ std::vector<Field> fields(const Measurement& m) {
         {"bytes_in", std::to_string(m.bytes_in), false},
         {"bytes_out", std::to_string(m.bytes_out), false},
         {"ratio", fixed(ratio, 4), false},
-        {"compress_gbps", fixed(m.compress_gbps, 4), false},
-        {"decompress_gbps", fixed(m.decompress_gbps, 4), false},
+        {"compress_gbps", throughput(m, m.compress_gbps), false},
+        {"decompress_gbps", throughput(m, m.decompress_gbps), false},
         {"copy_gbps", fixed(m.copy_gbps, 4), false},
         {"verified_pages", std::to_string(m.verified_pages), false},
         {"mismatches", std::to_string(m.mismatches), false},
         {"raw_pages", std::to_string(m.raw_pages), false},
         {"same_filled_pages", std::to_string(m.same_filled_pages), false},
-        {"kernel_gbps", fixed(m.kernel_gbps, 4), false},
+        {"kernel_gbps", throughput(m, m.kernel_gbps), false},
         {"warp_steps_per_page", fixed(m.warp_steps_per_page, 1), false},
     };
 }
@@ -81,6 +93,13 @@ void print_comparison(std::ostream& out, std::span<const Measurement> rows,
     if (reference == nullptr || reference->compress_gbps <= 0 || reference->decompress_gbps <= 0 ||
         reference->bytes_out == 0) {
         return;
+    }
+    for (const auto* row : {cpu, reference}) {
+        if (!has_throughput(*row)) {
+            out << "\ncpu vs " << reference->backend << ": not compared, " << row->mismatches
+                << " page(s) of " << row->backend << " did not round-trip\n";
+            return;
+        }
     }
     const auto extra_bytes =
         static_cast<long long>(cpu->bytes_out) - static_cast<long long>(reference->bytes_out);
@@ -134,7 +153,7 @@ std::string json_row(const Measurement& m) {
         if (field.quoted) {
             row.append("\"").append(field.value).append("\"");  // names are [a-z0-9-]
         } else {
-            row += field.value == "inf" ? "null" : field.value;
+            row += field.value.empty() || field.value == "inf" ? "null" : field.value;
         }
     }
     return row + "}";
@@ -154,13 +173,16 @@ void print_table(std::ostream& out, std::span<const Measurement> rows,
             std::snprintf(line, sizeof(line), "%-10s pinned copy of %.1f MiB: %.2f GB/s\n",
                           m.backend.c_str(), static_cast<double>(m.bytes_in) / MIB, m.copy_gbps);
         } else {
+            const auto gbps = [&](double value) {
+                return has_throughput(m) ? fixed(value, 3) : std::string("-");
+            };
             std::snprintf(
                 line, sizeof(line),
-                "%-10s %7u %9llu %10.1f %10.1f %7s %8llu %8llu %10.3f %11.3f %9llu %10llu\n",
+                "%-10s %7u %9llu %10.1f %10.1f %7s %8llu %8llu %10s %11s %9llu %10llu\n",
                 m.backend.c_str(), m.threads, count(m.pages), static_cast<double>(m.bytes_in) / MIB,
                 static_cast<double>(m.bytes_out) / MIB, fixed(m.ratio(), 3).c_str(),
-                count(m.raw_pages), count(m.same_filled_pages), m.compress_gbps, m.decompress_gbps,
-                count(m.verified_pages), count(m.mismatches));
+                count(m.raw_pages), count(m.same_filled_pages), gbps(m.compress_gbps).c_str(),
+                gbps(m.decompress_gbps).c_str(), count(m.verified_pages), count(m.mismatches));
         }
         out << line;
     }
@@ -172,7 +194,7 @@ void print_table(std::ostream& out, std::span<const Measurement> rows,
         }
     }
     for (const auto& m : rows) {
-        if (m.kernel_gbps > 0) {
+        if (m.kernel_gbps > 0 && has_throughput(m)) {
             std::snprintf(line, sizeof(line),
                           "%-10s compression kernel alone (device time): %.2f GB/s\n",
                           m.backend.c_str(), m.kernel_gbps);
