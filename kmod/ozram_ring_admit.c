@@ -10,8 +10,8 @@
  * page finds the ring full: the agent fills slower than the writers stage.
  * While it is closed, writers park or compress at once and take no ring
  * lock.  It reopens only on evidence that the agent drains: a reap that
- * finds completions and leaves at most half the slots in use.  The gap between
- * full and half full is the hysteresis, so that admission does not flap
+ * finds completions claiming slots and leaves at most half the slots in
+ * use.  The gap between full and half full is the hysteresis, so that admission does not flap
  * with every slot freed.  An agent that stopped answering leaves nothing to
  * reap, so one written page per OZRAM_RING_PROBE_MS is staged anyway, the
  * probe: when the agent runs again it completes it, and staging resumes.

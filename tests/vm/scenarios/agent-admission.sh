@@ -4,7 +4,9 @@
 # in the kernel at once (ring_admission_inline_total), without staging attempts:
 # the pages staged and the attempts that find the ring full (ozram_fallback
 # events) number only what fills the ring and the probes (one per 50 ms).
-# After SIGCONT the agent drains, admission opens again and pages are staged
+# After SIGCONT the agent first answers the pages it held, which were taken
+# back meanwhile: stale answers, no evidence that it drains.  Once it has,
+# it completes the next probe, admission opens again and pages are staged
 # at more than the probes' rate.  Every byte reads back.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
@@ -72,6 +74,8 @@ check_cmp "$((sub + full))" -le $((2 * cap + probes)) "staging attempts while th
 step "agent continued: staging resumes"
 kill -CONT "$(agent_pid)"
 ring_settle 0
+wait_until "the agent did not answer what it held in 10 s" \
+	'[ $(($(backend_field ring_completed_total) + $(backend_field ring_stale_total))) -ge $(backend_field ring_submitted_total) ]'
 set -- $(counters)
 write_region 3
 sub=$(($(backend_field ring_submitted_total) - $1))

@@ -171,6 +171,25 @@ note "$staged pages held by the rogue, taken back ${waited}0 ms after the write"
 check_cmp "$staged" -gt 0 "pages staged for the rogue"
 check_cmp "$waited" -lt 1200 "hundredths of a second until they were taken back (12 s, under 8 time-outs)"
 check_cmp "$(( $(backend_field ring_timeouts_total) - timeouts ))" -ge "$staged" "ring_timeouts_total grew by every page held"
+
+step "completions that claim no slot do not reopen admission"
+# Twice as many pages as the ring has slots (a quarter of pagegen's pages
+# are same-filled, and staged nowhere): the ring fills and admission closes.
+# Once they are taken back the ring is empty, and the rogue's completions,
+# which claim nothing, are no evidence that it drains: only the probes (one
+# page per 50 ms) may be staged, not the next write's pages.
+slots=$(cat /sys/module/ozram/parameters/ring_slots)
+pagegen --pages $((2 * slots)) --seed 47 >/tmp/feign-fill.bin
+dd if=/tmp/feign-fill.bin of=$D bs=1M seek=50 oflag=direct 2>/dev/null || fail "write failed"
+ring_settle
+submitted=$(backend_field ring_submitted_total)
+start=$(uptime_cs)
+pagegen --pages 512 --seed 48 >/tmp/feign-after.bin
+dd if=/tmp/feign-after.bin of=$D bs=1M seek=60 oflag=direct 2>/dev/null || fail "write failed"
+elapsed=$(($(uptime_cs) - start))
+offered=$(($(backend_field ring_submitted_total) - submitted))
+note "$offered of 512 pages staged in ${elapsed}0 ms while the rogue feigned progress"
+check_cmp "$offered" -le $((elapsed / 5 + 2)) "pages staged: the probes at most, one per 50 ms"
 kill -TERM $rogue
 wait $rogue || fail "the feigning rogue failed: $(cat /tmp/rogue-feign.log)"
 cat /tmp/rogue-feign.log
@@ -178,5 +197,9 @@ grep -q 'feigned progress rounds=[1-9]' /tmp/rogue-feign.log || fail "the rogue 
 check_cmp "$(backend_field ring_rejected_total)" -gt "$rejected" "ring_rejected_total (slots out of range)"
 check_cmp "$(backend_field ring_stale_total)" -gt "$stale" "ring_stale_total (stale generations)"
 check_eq "$(readback 48 1)" "$(md5 /tmp/feign.bin)" "data held by the feigning rogue"
+ring_settle
+check_eq "$(dd if=$D bs=1M skip=50 iflag=direct 2>/dev/null | head -c $((2 * slots * 4096)) | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/feign-fill.bin)" "data that filled the ring of the feigning rogue"
+check_eq "$(readback 60 2)" "$(md5 /tmp/feign-after.bin)" "data written while admission was closed"
 echo 200 >/sys/module/ozram/parameters/ring_timeout_ms
 dev_reset 0
