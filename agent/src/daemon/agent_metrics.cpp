@@ -178,7 +178,9 @@ std::string AgentMetrics::render() const {
                "storing results).");
     out.value({}, static_cast<double>(load(doorbell_cpu_ns_)) / NS_PER_SECOND);
     single("ozram_agent_rejected_submissions_total",
-           "Ring submissions that named no valid slot and were skipped.", rejected_submissions_);
+           "Ring submissions the agent could not use: those that named no valid slot "
+           "(skipped) and those it does not understand (given back with EINVAL).",
+           rejected_submissions_);
     single("ozram_agent_dropped_completions_total",
            "Completions dropped because the kernel made no room for them.", dropped_completions_);
 

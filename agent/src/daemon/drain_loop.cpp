@@ -4,8 +4,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <span>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -239,12 +241,17 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
     PageCompressor* compressor = nullptr;
     try {
         compressor = &picker_->pick_at(algorithm, level, count);
-    } catch (const std::system_error& error) {
-        // No compressor for the format: the producer compresses these itself.
+    } catch (const std::exception& error) {
+        // No compressor for the format, or none could be made (memory): the
+        // producer compresses these itself.
         log_error(std::string("batch of ") + std::to_string(count) + " " +
                   std::string(to_string(algorithm)) + " pages at level " + std::to_string(level) +
                   " failed: " + error.what());
-        post_failed(first, count, -std::clamp(error.code().value(), 1, 4095));
+        const auto* system_error = dynamic_cast<const std::system_error*>(&error);
+        const int code = system_error != nullptr ? system_error->code().value()
+                         : dynamic_cast<const std::bad_alloc*>(&error) ? ENOMEM
+                                                                       : EIO;
+        post_failed(first, count, -std::clamp(code, 1, 4095));
         return;
     }
     const ring::RingView& view = queues_.view();
@@ -255,6 +262,7 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
         finish_writers_of(first + done, n);
         Batch& batch = room_for(*compressor);
         batch.compressor = compressor;
+        batch.intended = compressor->backend();
         batch.algorithm = algorithm;
         batch.level = level;
         batch.count = n;
@@ -273,8 +281,16 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
             batch.ticket = compressor->submit(
                 std::span<const std::uint8_t* const>(batch.pages.data(), n),
                 std::span<std::uint8_t* const>(batch.outputs.data(), n), batch.result);
-        } catch (...) {
+        } catch (const std::exception& error) {
+            log_warning("batch of " + std::to_string(n) + " " + std::string(to_string(algorithm)) +
+                        " pages refused by the " + std::string(to_string(batch.intended)) +
+                        " backend: " + error.what() + "; compressing it on the CPU");
             batch.compressor = nullptr;  // finish() redoes it on the CPU
+        } catch (...) {
+            log_warning("batch of " + std::to_string(n) + " pages refused by the " +
+                        std::string(to_string(batch.intended)) +
+                        " backend; compressing it on the CPU");
+            batch.compressor = nullptr;
         }
     }
 }
@@ -331,6 +347,7 @@ void DrainLoop::release(Batch& batch) noexcept {
     }
     batch.order = 0;
     batch.compressor = nullptr;
+    batch.intended = Backend::Cpu;
 }
 
 void DrainLoop::finish_done() {
@@ -356,8 +373,7 @@ void DrainLoop::finish(Batch& batch) {
         return "batch of " + std::to_string(batch.count) + " " +
                std::string(to_string(batch.algorithm)) + " pages";
     };
-    const Backend intended =
-        batch.compressor != nullptr ? batch.compressor->backend() : Backend::Cpu;
+    const Backend intended = batch.intended;
     std::int32_t status = OZRAM_RING_STATUS_OK;
     bool fell_back = batch.compressor == nullptr;
     if (!fell_back) {
@@ -433,7 +449,9 @@ std::uint32_t DrainLoop::gather(std::uint32_t count) {
         if (verdict != OZRAM_RING_OK) {
             // The producer compresses the page itself at once, rather than
             // after its time-out.
-            if (!post_one({sqe.slot, sqe.generation, -EINVAL, 0, 0, 0, 0})) {
+            if (post_one({sqe.slot, sqe.generation, -EINVAL, 0, 0, 0, 0})) {
+                metrics_.record_failed_pages(1);
+            } else {
                 metrics_.record_dropped_completions(1);
             }
             ++refused;

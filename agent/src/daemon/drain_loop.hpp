@@ -84,7 +84,11 @@ class DrainLoop {
     // A run of one format's pages, in flight on its compressor.
     struct Batch {
         std::uint64_t order = 0;  // when it was submitted; 0: a free entry
+        // Null once the batch is done with it, or when it refused the batch.
         PageCompressor* compressor = nullptr;
+        // The backend picked for the batch, whatever became of it: the one
+        // its metrics count a fallback against.
+        Backend intended = Backend::Cpu;
         PageCompressor::Ticket ticket = 0;
         Algorithm algorithm = Algorithm::Lz4;
         int level = 0;  // the ring's level of its pages, 0: the default

@@ -30,10 +30,11 @@ using ozram::ring::test::mixed_pages;
 
 // What the script makes of a batch.
 enum class Fate {
-    Fast,  // done at the first poll
-    Slow,  // done after many polls
-    Fail,  // complete() throws, as a GPU batch the device failed
-    Kill,  // complete() throws ECANCELED, as a batch whose stream was killed
+    Fast,    // done at the first poll
+    Slow,    // done after many polls
+    Fail,    // complete() throws, as a GPU batch the device failed
+    Kill,    // complete() throws ECANCELED, as a batch whose stream was killed
+    Refuse,  // submit() throws, as a batch the device could not take
 };
 
 // A backend whose batches in flight finish as the script says, their pages
@@ -60,6 +61,8 @@ class ScriptedBackend final : public ozram::daemon::CompressorPicker, public ozr
             throw ozram::Error(EBUSY, "the scripted backend is full");
         const Fate fate = script_[submitted_ % script_.size()];
         ++submitted_;
+        if (fate == Fate::Refuse)
+            throw ozram::Error(EIO, "the device could not take the batch");
         // The output slots this batch writes, against its own and those of
         // every batch in flight.
         for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -257,6 +260,23 @@ TEST(DrainLoopInFlight, FailedAndKilledBatchesAreRedoneOnTheCpu) {
     // the GPU's flag.
     EXPECT_EQ(answers.gpu_flagged, 200u);
     EXPECT_EQ(loop.metrics().failed_pages(), 0u);
+}
+
+// A batch the backend refuses at submit() is redone on the CPU, and counts
+// as the GPU's batch that fell back, as one that failed later does.
+TEST(DrainLoopInFlight, RefusedBatchesAreRedoneOnTheCpuAndCountedAsFallbacks) {
+    HeapRing ring(64, 64);
+    ScriptedBackend backend({Fate::Fast, Fate::Refuse, Fate::Fail, Fate::Refuse}, 4);
+    DrainLoop loop(ring, backend);
+    loop.set_batching(8, 0us);
+    const Answers answers = run(ring, loop, 400);
+    expect_each_page_answered_once(answers, 400);
+    EXPECT_EQ(answers.gpu_flagged, 104u);  // 13 batches of 8
+    EXPECT_EQ(loop.metrics().failed_pages(), 0u);
+    // 50 batches: 13 the GPU's, 37 fallbacks (25 refused, 12 failed).
+    EXPECT_NE(loop.metrics().render().find("ozram_agent_gpu_fallback_batches_total 37"),
+              std::string::npos)
+        << loop.metrics().render();
 }
 
 // The producer times out while a batch is in flight and takes its slots

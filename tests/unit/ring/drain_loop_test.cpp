@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -416,6 +417,7 @@ TEST(DrainLoop, SubmissionsNamingNoSlotAreSkippedUnknownFlagsRefused) {
     view.ctrl->sq_tail.value = 4;
     EXPECT_EQ(loop.step(0us), Step::Drained);
     EXPECT_EQ(loop.metrics().rejected_submissions(), 3u);
+    EXPECT_EQ(loop.metrics().failed_pages(), 2u) << "the two given back with EINVAL";
     EXPECT_EQ(loop.metrics().pages(), 1u);
     EXPECT_EQ(view.ctrl->sq_head.value, 4u) << "bad entries are consumed too";
     ASSERT_EQ(view.ctrl->cq_tail.value, 3u);
@@ -427,6 +429,34 @@ TEST(DrainLoop, SubmissionsNamingNoSlotAreSkippedUnknownFlagsRefused) {
     EXPECT_EQ(view.cq[1].status, -EINVAL);
     EXPECT_EQ(view.cq[2].slot, 1u);
     EXPECT_EQ(view.cq[2].status, OZRAM_RING_STATUS_OK);
+}
+
+// A picker that cannot make a compressor, for want of memory.
+class OutOfMemory final : public ozram::daemon::CompressorPicker {
+  public:
+    ozram::PageCompressor& pick(std::size_t) override { throw std::bad_alloc(); }
+    ozram::PageCompressor& pick_for(ozram::Algorithm, std::size_t) override {
+        throw std::bad_alloc();
+    }
+};
+
+// No compressor to be had is the batch's failure, not the loop's: its
+// pages go back with -ENOMEM, and the producer compresses them.
+TEST(DrainLoop, NoMemoryForACompressorGivesThePagesBack) {
+    HeapRing ring(4, 4);
+    OutOfMemory picker;
+    DrainLoop loop(ring, picker);
+    const auto& view = ring.view();
+    view.sq[0] = {0, 3, 0, 0};
+    view.sq[1] = {1, 5, 0, 0};
+    view.ctrl->sq_tail.value = 2;
+    EXPECT_EQ(loop.step(0us), Step::Drained);
+    ASSERT_EQ(view.ctrl->cq_tail.value, 2u);
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(view.cq[i].slot, i);
+        EXPECT_EQ(view.cq[i].status, -ENOMEM);
+    }
+    EXPECT_EQ(loop.metrics().failed_pages(), 2u);
 }
 
 TEST(DrainLoop, PartialBatchWaitsForTheFlushTimeoutThenGoes) {
