@@ -119,8 +119,6 @@ struct ozram {
 	DECLARE_KFIFO_PTR(park_fifo, u32);
 	spinlock_t park_lock;		/* serialises adding to park_fifo */
 	struct delayed_work park_work;
-	/* When park_work found the agent not taking pages; 0 if it does. */
-	unsigned long park_waiting_since;
 	/*
 	 * Each parked page is held in a page of its own.  park_pool (under
 	 * park_lock) keeps the pages that staging freed for the next writers

@@ -310,23 +310,20 @@ enum ozram_park_action {
  * While it is closed the worker waits, polling every tick, for the agent
  * to empty half the ring and open it again; refilling the slots it frees
  * would keep admission from ever opening.  Once admission has stayed
- * closed for ring_timeout_ms the agent is stalled, and the kernel
- * compresses what it holds, as it does with the agent's own pages
- * (Documentation/kmod.md, "Time-out and take-back").  Without an agent,
- * the kernel compresses at once.
+ * closed for ring_timeout_ms since it closed, the agent is stalled, and
+ * the kernel compresses what it holds, as it does with the agent's own
+ * pages (Documentation/kmod.md, "Time-out and take-back").  The time is
+ * the ring's, not the worker's: a worker that finds admission closed by a
+ * burst long after a stall waits for this one.  Without an agent, the
+ * kernel compresses at once.
  */
-static enum ozram_park_action ozram_park_next(struct ozram *oz)
+static enum ozram_park_action ozram_park_next(void)
 {
 	if (!ozram_ring_attached())
 		return OZRAM_PARK_COMPRESS;
-	if (ozram_ring_admit_open()) {
-		oz->park_waiting_since = 0;
+	if (ozram_ring_admit_open())
 		return OZRAM_PARK_STAGE;
-	}
-	if (!oz->park_waiting_since)
-		oz->park_waiting_since = jiffies | 1;
-	if (time_before(jiffies, oz->park_waiting_since +
-			ozram_ring_timeout()))
+	if (!ozram_ring_admit_stalled())
 		return OZRAM_PARK_WAIT;
 	return OZRAM_PARK_COMPRESS;
 }
@@ -349,8 +346,15 @@ static void ozram_park_fn(struct work_struct *work)
 		up_read(&oz->init_lock);
 		return;
 	}
-	action = ozram_park_next(oz);
+	action = ozram_park_next();
 	if (action == OZRAM_PARK_WAIT) {
+		/*
+		 * Admission reopens when a probe comes back, and writers may
+		 * have stopped: the worker offers its oldest page as one.
+		 */
+		if (ozram_ring_admit() && kfifo_peek(&oz->park_fifo, &index) &&
+		    !ozram_park_flush(oz, index, true))
+			kfifo_skip(&oz->park_fifo);
 		up_read(&oz->init_lock);
 		goto again;
 	}

@@ -9,11 +9,12 @@
  * compressed by the kernel after all.  So admission closes when a written
  * page finds the ring full: the agent fills slower than the writers stage.
  * While it is closed, writers park or compress at once and take no ring
- * lock.  It reopens only on evidence that the agent drains: a reap that
- * finds completions claiming slots and leaves at most half the slots in
- * use.  The gap between full and half full is the hysteresis, so that admission does not flap
- * with every slot freed.  An agent that stopped answering leaves nothing to
- * reap, so one written page per OZRAM_RING_PROBE_MS is staged anyway, the
+ * lock.  It reopens only on evidence that the agent drains: a reap whose
+ * completions claim slots and that leaves at most half of them in use.
+ * The gap between full and half full is the hysteresis, so that admission
+ * does not flap with every slot freed.  An agent that stopped answering
+ * leaves nothing to reap, so one page per OZRAM_RING_PROBE_MS (a written
+ * one, or a parked one when writers have stopped) is staged anyway, the
  * probe: when the agent runs again it completes it, and staging resumes.
  */
 #include <linux/atomic.h>
@@ -59,10 +60,22 @@ void ozram_ring_admit_close(void)
 		return;
 	WRITE_ONCE(r->admit_next_probe,
 		   jiffies + msecs_to_jiffies(OZRAM_RING_PROBE_MS));
-	WRITE_ONCE(r->admit_closed, true);
+	WRITE_ONCE(r->admit_closed_at, jiffies);
+	/* Pairs with ozram_ring_admit_stalled(): the time before the state. */
+	smp_store_release(&r->admit_closed, true);
 }
 
-/* A reap found completions: the agent drains. */
+bool ozram_ring_admit_stalled(void)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	/* Pairs with ozram_ring_admit_close(): the state, then its time. */
+	return smp_load_acquire(&r->admit_closed) &&
+	       time_after_eq(jiffies, READ_ONCE(r->admit_closed_at) +
+			     ozram_ring_timeout());
+}
+
+/* A reap claimed slots and gave them back: the agent drains. */
 void ozram_ring_admit_drained(void)
 {
 	struct ozram_ring_state *r = &ozram_ring;

@@ -165,6 +165,13 @@ bool ozram_ring_attached(void);
  */
 bool ozram_ring_admit_open(void);
 
+/*
+ * Whether admission has stayed closed for ring_timeout_ms since the ring
+ * was last found full: the agent is stalled, and what waits for it is
+ * better compressed by the kernel.
+ */
+bool ozram_ring_admit_stalled(void);
+
 /* How long, in jiffies, the agent may go without progress (ring_timeout_ms). */
 unsigned long ozram_ring_timeout(void);
 

@@ -245,11 +245,7 @@ static bool ozram_ring_superseded(const struct ozram_stage_ref *ref)
  * Claims @n completions, private copies of the entries, under one hold of
  * the ring lock: the slot rules check each one against the slot it names,
  * and a claimed slot is the kernel's until its owner has the outcome, so
- * its request is taken now.  Completions that claim a slot are evidence
- * that the agent drains, which admission waits for; those that claim none
- * (stale, out of range) are not, or an agent that only feigns progress
- * would reopen admission each time its pages are taken back.  reap_mutex
- * held: it keeps @claims.
+ * its request is taken now.  reap_mutex held: it keeps @claims.
  * Return: how many claimed a slot.
  */
 u32 ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n)
@@ -271,8 +267,6 @@ u32 ozram_ring_claim_batch(struct ozram_ring_claim *claims, u32 n)
 		c->req = r->reqs[slot];
 		claimed++;
 	}
-	if (claimed)
-		ozram_ring_admit_drained();
 	spin_unlock(&r->lock);
 	return claimed;
 }

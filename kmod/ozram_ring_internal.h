@@ -124,11 +124,13 @@ struct ozram_ring_state {
 	struct delayed_work timeout_work;
 	struct work_struct store_work;
 	/*
-	 * Admission (ozram_ring_admit.c).  Writers read both without a
-	 * lock: admit_closed is changed under lock (WRITE_ONCE), and
-	 * admit_next_probe, in jiffies, by whichever writer wins its cmpxchg.
+	 * Admission (ozram_ring_admit.c).  Writers and the park workers
+	 * read these without a lock: admit_closed and admit_closed_at (in
+	 * jiffies) are changed under lock, admit_next_probe (in jiffies) by
+	 * whichever writer wins its cmpxchg.
 	 */
 	bool admit_closed;
+	unsigned long admit_closed_at;
 	unsigned long admit_next_probe;
 	/* The counters among the ring's numbers (gauges are computed). */
 	atomic64_t stats[OZRAM_RING_NR_STATS];

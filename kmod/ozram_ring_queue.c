@@ -306,7 +306,7 @@ void ozram_ring_reap(bool may_reclaim)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	struct ozram_ring_mem *a = ozram_ring_mem();
-	u32 tail, n, batch, i;
+	u32 tail, n, batch, i, claimed;
 
 	lockdep_assert_held(&r->reap_mutex);
 	tail = ozram_ring_acquire_cq_tail(a);
@@ -326,11 +326,23 @@ void ozram_ring_reap(bool may_reclaim)
 			ozram_ring_read_cqe(a, &r->geo, r->cq_head++,
 					    &r->claims[i].cqe);
 		/* Entries that claim nothing could be written to look alive. */
-		if (ozram_ring_claim_batch(r->claims, batch))
+		claimed = ozram_ring_claim_batch(r->claims, batch);
+		if (claimed)
 			r->last_progress = jiffies;
 		for (i = 0; i < batch; i++) {
 			ozram_ring_complete(&r->claims[i], may_reclaim);
 			cond_resched();
+		}
+		/*
+		 * Claims are evidence that the agent drains, which a closed
+		 * admission waits for; the slots they freed are back by now.
+		 * Those that claim nothing are not: an agent that only feigns
+		 * progress would reopen it each time its pages are taken back.
+		 */
+		if (claimed && !ozram_ring_admit_open()) {
+			spin_lock(&r->lock);
+			ozram_ring_admit_drained();
+			spin_unlock(&r->lock);
 		}
 		n -= batch;
 	}

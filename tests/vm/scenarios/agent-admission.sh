@@ -23,10 +23,11 @@ for seed in 1 2 3; do
 	pagegen --pages $PAGES --seed $((20 + seed)) --kind text >/tmp/r$seed.bin
 done
 
-# counters: "submitted fallbacks admission parked" now
+# counters: "submitted fallbacks admission parked agent_cpu kernel" now
 counters() {
 	echo "$(backend_field ring_submitted_total) $(backend_field ring_inline_fallbacks_total)" \
-		"$(backend_field ring_admission_inline_total) $(backend_field pages_parked_total)"
+		"$(backend_field ring_admission_inline_total) $(backend_field pages_parked_total)" \
+		"$(backend_field agent_cpu_pages) $(backend_field kernel_pages)"
 }
 # Staging attempts that find the ring full fire ozram_fallback, whether the
 # page is then parked or compressed.
@@ -82,6 +83,8 @@ sub=$(($(backend_field ring_submitted_total) - $1))
 note "in $secs s: $sub staged, $(($(backend_field ring_admission_inline_total) - $3)) inline by admission, $(($(backend_field pages_parked_total) - $4)) parked"
 check_cmp "$sub" -ge $((cap / 2)) "pages staged after SIGCONT"
 check_cmp "$sub" -gt $((secs * 20 + 1)) "pages staged beyond the probes' rate"
+ring_settle 0
+note "region 3: $(($(backend_field agent_cpu_pages) - $5)) pages compressed by the agent, $(($(backend_field kernel_pages) - $6)) by the kernel"
 
 step "every byte reads back"
 for seed in 1 2 3; do
