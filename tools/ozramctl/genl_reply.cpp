@@ -83,12 +83,6 @@ std::array<nla_policy, OZRAM_HIST_ATTR_MAX + 1> histogram_policy() {
     return policy;
 }
 
-// nla_parse*() take a non-const policy.
-template <std::size_t N>
-nla_policy* policy_of(std::array<nla_policy, N>& policy) {
-    return policy.data();
-}
-
 // A value of `width_bits` (8, 32, 64) from an attribute that its policy
 // checked to be of that size.
 std::optional<std::uint64_t> attribute_value(nlattr* attr, int width_bits) {
@@ -109,7 +103,7 @@ std::optional<std::uint64_t> attribute_value(nlattr* attr, int width_bits) {
 std::optional<LatencyHistogram> histogram_from(nlattr* nest) {
     static auto policy = histogram_policy();
     nlattr* attrs[OZRAM_HIST_ATTR_MAX + 1];
-    if (nla_parse_nested(attrs, OZRAM_HIST_ATTR_MAX, nest, policy_of(policy)) != 0 ||
+    if (nla_parse_nested(attrs, OZRAM_HIST_ATTR_MAX, nest, policy.data()) != 0 ||
         !attrs[OZRAM_HIST_ATTR_COUNT] || !attrs[OZRAM_HIST_ATTR_SUM_NS] ||
         !attrs[OZRAM_HIST_ATTR_BUCKETS]) {
         return std::nullopt;
@@ -128,7 +122,7 @@ std::optional<LatencyHistogram> histogram_from(nlattr* nest) {
 bool read_latency(nlattr* nest, LatencyRecord& latency) {
     static auto policy = latency_policy();
     nlattr* ops[OZRAM_LATENCY_ATTR_MAX + 1];
-    if (nla_parse_nested(ops, OZRAM_LATENCY_ATTR_MAX, nest, policy_of(policy)) != 0) {
+    if (nla_parse_nested(ops, OZRAM_LATENCY_ATTR_MAX, nest, policy.data()) != 0) {
         return false;
     }
     const std::array<std::pair<LatencyOp, int>, 3> nests{{
@@ -158,15 +152,15 @@ std::optional<StatsRecord> record_from_reply(nlmsghdr* header) {
     nlattr* top[OZRAM_ATTR_MAX + 1];
     nlattr* stats[OZRAM_STAT_ATTR_MAX + 1] = {};
     nlattr* ring[OZRAM_RING_ATTR_MAX + 1] = {};
-    if (genlmsg_parse(header, 0, top, OZRAM_ATTR_MAX, policy_of(top_rules)) < 0) {
+    if (genlmsg_parse(header, 0, top, OZRAM_ATTR_MAX, top_rules.data()) < 0) {
         return std::nullopt;
     }
     if (top[OZRAM_ATTR_STATS] && nla_parse_nested(stats, OZRAM_STAT_ATTR_MAX, top[OZRAM_ATTR_STATS],
-                                                  policy_of(stat_rules)) != 0) {
+                                                  stat_rules.data()) != 0) {
         return std::nullopt;
     }
-    if (top[OZRAM_ATTR_RING] && nla_parse_nested(ring, OZRAM_RING_ATTR_MAX, top[OZRAM_ATTR_RING],
-                                                 policy_of(ring_rules)) != 0) {
+    if (top[OZRAM_ATTR_RING] &&
+        nla_parse_nested(ring, OZRAM_RING_ATTR_MAX, top[OZRAM_ATTR_RING], ring_rules.data()) != 0) {
         return std::nullopt;
     }
     StatsRecord record;

@@ -93,6 +93,23 @@ TEST(GenlReply, SkipsAttributesItDoesNotKnow) {
     EXPECT_EQ(record->value("disksize"), 1ull << 33);
 }
 
+// A latency nest with one histogram for `op`: a count of `count_bytes`
+// (4 or 8), a sum of 8 bytes, and `bucket_bytes` of buckets (none if 0).
+void put_histogram_of_sizes(nl_msg* m, int op, int count_bytes, int bucket_bytes) {
+    nlattr* latency = nla_nest_start(m, OZRAM_ATTR_LATENCY);
+    nlattr* nest = nla_nest_start(m, op);
+    if (count_bytes == 4)
+        nla_put_u32(m, OZRAM_HIST_ATTR_COUNT, 1);
+    else
+        nla_put_u64(m, OZRAM_HIST_ATTR_COUNT, 1);
+    nla_put_u64(m, OZRAM_HIST_ATTR_SUM_NS, 1);
+    const std::uint8_t buckets[8] = {1};
+    if (bucket_bytes != 0)
+        nla_put(m, OZRAM_HIST_ATTR_BUCKETS, bucket_bytes, buckets);
+    nla_nest_end(m, nest);
+    nla_nest_end(m, latency);
+}
+
 // Each case: a well-formed answer with one attribute of the wrong shape.
 struct Malformed {
     const char* what;
@@ -118,35 +135,11 @@ const Malformed MALFORMED[] = {
          nla_nest_end(m, nest);
      }},
     {"a histogram without buckets",
-     [](nl_msg* m) {
-         nlattr* latency = nla_nest_start(m, OZRAM_ATTR_LATENCY);
-         nlattr* nest = nla_nest_start(m, OZRAM_LATENCY_ATTR_READ);
-         nla_put_u64(m, OZRAM_HIST_ATTR_COUNT, 1);
-         nla_put_u64(m, OZRAM_HIST_ATTR_SUM_NS, 1);
-         nla_nest_end(m, nest);
-         nla_nest_end(m, latency);
-     }},
+     [](nl_msg* m) { put_histogram_of_sizes(m, OZRAM_LATENCY_ATTR_READ, 8, 0); }},
     {"buckets shorter than one bucket",
-     [](nl_msg* m) {
-         nlattr* latency = nla_nest_start(m, OZRAM_ATTR_LATENCY);
-         nlattr* nest = nla_nest_start(m, OZRAM_LATENCY_ATTR_RING);
-         nla_put_u64(m, OZRAM_HIST_ATTR_COUNT, 1);
-         nla_put_u64(m, OZRAM_HIST_ATTR_SUM_NS, 1);
-         nla_put_u32(m, OZRAM_HIST_ATTR_BUCKETS, 1);
-         nla_nest_end(m, nest);
-         nla_nest_end(m, latency);
-     }},
+     [](nl_msg* m) { put_histogram_of_sizes(m, OZRAM_LATENCY_ATTR_RING, 8, 4); }},
     {"a count of 4 bytes",
-     [](nl_msg* m) {
-         nlattr* latency = nla_nest_start(m, OZRAM_ATTR_LATENCY);
-         nlattr* nest = nla_nest_start(m, OZRAM_LATENCY_ATTR_READ);
-         nla_put_u32(m, OZRAM_HIST_ATTR_COUNT, 1);
-         nla_put_u64(m, OZRAM_HIST_ATTR_SUM_NS, 1);
-         const std::uint64_t bucket = 1;
-         nla_put(m, OZRAM_HIST_ATTR_BUCKETS, sizeof bucket, &bucket);
-         nla_nest_end(m, nest);
-         nla_nest_end(m, latency);
-     }},
+     [](nl_msg* m) { put_histogram_of_sizes(m, OZRAM_LATENCY_ATTR_READ, 4, 8); }},
 };
 
 TEST(GenlReply, RefusesAnAttributeOfTheWrongShape) {
