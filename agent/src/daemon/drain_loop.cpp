@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -277,20 +278,21 @@ void DrainLoop::start_run(std::uint32_t first, std::uint32_t count, Algorithm al
         for (std::uint32_t i = 0; i < n; ++i) {
             slot_writer_[batch.sqes[i].slot] = batch.order;
         }
+        std::optional<std::string> refused;  // why submit() refused the batch
         try {
             batch.ticket = compressor->submit(
                 std::span<const std::uint8_t* const>(batch.pages.data(), n),
                 std::span<std::uint8_t* const>(batch.outputs.data(), n), batch.result);
         } catch (const std::exception& error) {
+            refused = error.what();
+        } catch (...) {
+            refused = "an exception of unknown type";
+        }
+        if (refused) {
             log_warning("batch of " + std::to_string(n) + " " + std::string(to_string(algorithm)) +
                         " pages refused by the " + std::string(to_string(batch.intended)) +
-                        " backend: " + error.what() + "; compressing it on the CPU");
+                        " backend: " + *refused + "; compressing it on the CPU");
             batch.compressor = nullptr;  // finish() redoes it on the CPU
-        } catch (...) {
-            log_warning("batch of " + std::to_string(n) + " pages refused by the " +
-                        std::string(to_string(batch.intended)) +
-                        " backend; compressing it on the CPU");
-            batch.compressor = nullptr;
         }
     }
 }
