@@ -2,10 +2,10 @@
  * 1.5) and compresses zstd pages with libzstd, to test what the kernel
  * makes of results at a level it did not ask for.
  *
- * It declares zstd and levels, then for N seconds answers every page: a
- * zstd page with a zstd frame, an LZ4 page with its RAW copy.  It counts
- * the level each zstd submission carries and fails if one differs from
- * --expect-level.  --mode picks the frame:
+ * It declares zstd and levels, then for N seconds (or until SIGTERM)
+ * answers every page: a zstd page with a zstd frame, an LZ4 page with its
+ * RAW copy.  It counts the level each zstd submission carries and fails if
+ * one differs from --expect-level.  --mode picks the frame:
  *   other-level  the page at --level (another level than the device's):
  *                it decodes to the page, so the kernel must accept it;
  *   wrong-page   the page with one byte changed, at --level: it decodes
@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,14 +32,21 @@
 #include "ozram_ring.h"
 #include "ring_header.h"
 
+static volatile sig_atomic_t terminated;
+
+static void on_sigterm(int sig) {
+    (void)sig;
+    terminated = 1;
+}
+
 static void usage(FILE* out) {
     fprintf(out,
             "usage: level-agent --expect-level N --mode other-level|wrong-page\n"
             "                   [--level N] [--seconds N]\n"
-            "Answers the ozram ring's zstd pages for N seconds (default 10) with\n"
-            "frames at --level (default 1) of the page (other-level) or of the page\n"
-            "with one byte changed (wrong-page); fails if a zstd page's level is\n"
-            "not --expect-level.\n");
+            "Answers the ozram ring's zstd pages for N seconds (default 10), or\n"
+            "until SIGTERM, with frames at --level (default 1) of the page\n"
+            "(other-level) or of the page with one byte changed (wrong-page);\n"
+            "fails if a zstd page's level is not --expect-level.\n");
 }
 
 int main(int argc, char** argv) {
@@ -114,8 +122,10 @@ int main(int argc, char** argv) {
            wrong ? "wrong-page" : "other-level");
     fflush(stdout);
 
+    /* Without SA_RESTART: the signal ends the poll() at once. */
+    sigaction(SIGTERM, &(struct sigaction){.sa_handler = on_sigterm}, NULL);
     end = time(NULL) + seconds;
-    while (time(NULL) < end) {
+    while (!terminated && time(NULL) < end) {
         uint32_t sq_tail = __atomic_load_n(&ctrl->sq_tail.value, __ATOMIC_ACQUIRE);
         struct pollfd pfd = {fd, POLLIN, 0};
 

@@ -38,15 +38,17 @@ expect_errno EINVAL sysfs-write $S/algorithm_params "dict=/no/such/dictionary"
 expect_errno EINVAL sysfs-write $S/algorithm_params "algo=zstd dict=/no/such/dictionary"
 
 # compressed_at [LEVEL]: sets $size to the compressed size of the text
-# pages at LEVEL (none: the default), written and read back.
-pagegen --pages 2048 --kind text --seed 7 >/tmp/text.bin
+# pages at LEVEL (none: the default), written and read back.  512 pages: at
+# level 19, zstd takes seconds per MiB under emulation.
+PAGES=512
+pagegen --pages $PAGES --kind text --seed 7 >/tmp/text.bin
 compressed_at() {
 	if [ -n "${1:-}" ]; then
 		sysfs_set $S/algorithm_params "algo=zstd level=$1"
 	fi
 	sysfs_set $S/disksize 32M
 	dd if=/tmp/text.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write at level ${1:-default} failed"
-	check_eq "$(dd if=$D bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	check_eq "$(dd if=$D bs=4k count=$PAGES iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 		"$(md5sum </tmp/text.bin | cut -d' ' -f1)" "pages at level ${1:-default} read back"
 	size=$(stat_field $S/mm_stat compr_data_size)
 	# As zram 6.12: a reset forgets every algorithm's parameters.
@@ -61,7 +63,7 @@ compressed_at
 default=$size
 compressed_at 19
 best=$size
-note "compr_data_size of 2048 text pages: level -50 $fast, default $default, level 19 $best"
+note "compr_data_size of $PAGES text pages: level -50 $fast, default $default, level 19 $best"
 check_cmp "$fast" -gt "$default" "level -50 compresses less than the default"
 check_cmp "$best" -lt "$default" "level 19 compresses more than the default"
 
@@ -73,21 +75,25 @@ fi
 # Answers come at TCG's pace: no page is taken back from the agent meanwhile.
 echo 10000 >/sys/module/ozram/parameters/ring_timeout_ms
 
-# agent_round MODE: writes pages while level-agent answers them in MODE.
+# agent_round MODE: writes pages while level-agent answers them in MODE,
+# and stops it (SIGTERM) once nothing is staged: it answered what it was
+# given.
 agent_round() {
 	sysfs_set $S/algorithm_params "algo=zstd level=19"
 	sysfs_set $S/disksize 32M
-	level-agent --expect-level 19 --mode "$1" --seconds 12 >/tmp/level-agent.log 2>&1 &
+	level-agent --expect-level 19 --mode "$1" --seconds 120 >/tmp/level-agent.log 2>&1 &
 	agent=$!
 	wait_attached "level-agent"
 	dd if=/tmp/text.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write with the agent ($1) failed"
+	ring_settle 0
+	kill -TERM $agent
 	wait $agent || { cat /tmp/level-agent.log; fail "level-agent ($1) failed"; }
 	cat /tmp/level-agent.log
 	wait_detached
 	# What the agent left, rejected or never answered, the kernel stores:
 	# counted once nothing is staged or parked.
 	ring_settle 0
-	check_eq "$(dd if=$D bs=1M count=8 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	check_eq "$(dd if=$D bs=4k count=$PAGES iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 		"$(md5sum </tmp/text.bin | cut -d' ' -f1)" "pages answered by level-agent ($1) read back"
 }
 
@@ -103,5 +109,5 @@ step "a frame of other bytes: rejected, nothing lost"
 agent_round wrong-page
 check_cmp "$(backend_field ring_verify_failures_total)" -gt 0 "ring_verify_failures_total"
 check_eq "$(backend_field agent_cpu_pages)" 0 "no page stored from a wrong frame"
-check_eq "$(backend_field kernel_pages)" 2048 "every page compressed by the kernel"
+check_eq "$(backend_field kernel_pages)" $PAGES "every page compressed by the kernel"
 sysfs_set $S/reset 1
