@@ -128,7 +128,7 @@ deb-check: deb
 # the VM (tests/vm/systemd/run): apt-get install, DKMS's build, the module
 # loaded at boot, ozramd under its unit, swap by zram-generator, then purge.
 # On SYSTEMD_VM_KERNEL: the newest tested kernel (6.12, Debian 13's) unless
-# set; the stages take about 8 minutes on two cores.
+# set; the stages take about 10 minutes on two cores.
 SYSTEMD_VM_KERNEL ?= $(lastword $(VM_KERNELS))
 systemd-vm-check: deb
 	@test -n "$(SYSTEMD_VM_KERNEL)" || { echo "systemd-vm-check: no kernel to test on (tests/vm/kernels)" >&2; exit 1; }

@@ -139,19 +139,26 @@ boot)
 	ok "ozramd runs with NoNewPrivs (the unit's sandbox)"
 
 	step "pages swapped out through the agent read back (tmpfs files larger than the memory left)"
-	# What is available now, and 192 MiB more, in 32 MiB files of text that
-	# compresses (31 MiB) and random bytes that do not (1 MiB).
+	# What is available now, and 96 MiB more, in 32 MiB files of text that
+	# compresses (31 MiB) and random bytes that do not (1 MiB).  The text is
+	# numbered lines, made once on the test disk: formatting them costs
+	# seconds per file under emulation, copying them a fraction of one.
+	# File i starts the text at its own offset, i * (1 MiB - 3) modulo the
+	# text's length: -3 * i modulo a page, so that no two files' pages are
+	# alike.
 	avail_mib=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) / 1024))
-	files=$(((avail_mib + 192 + 31) / 32))
+	files=$(((avail_mib + 96 + 31) / 32))
 	ok "MemAvailable $avail_mib MiB: writing $files files of 32 MiB"
+	# (seq is cut off by head: its "Broken pipe" is expected.)
+	seq -s " is a line of a file in tmpfs, written through ozram
+" 0 999999 2>/dev/null | head -c 31M >"$T/fill.text"
 	mkdir -p /mnt/fill
 	mount -t tmpfs -o size=$((files * 32 + 64))M tmpfs /mnt/fill
 	before=$(ozramctl stats -j zram0 | tr ',' '\n' | sed -n 's/.*"agent_cpu_pages": *\([0-9]*\).*/\1/p')
 	i=0
 	while [ $i -lt "$files" ]; do
-		# (seq is cut off by head: its "Broken pipe" is expected.)
-		{ seq -f "ozram line %.0f of a file in tmpfs" $((i * 1000000)) $((i * 1000000 + 999999)) 2>/dev/null |
-			head -c 31M; head -c 1M /dev/urandom; } >/mnt/fill/f$i
+		offset=$((i * 1048573 % 32505856))
+		{ tail -c +$((offset + 1)) "$T/fill.text"; head -c $offset "$T/fill.text"; head -c 1M /dev/urandom; } >/mnt/fill/f$i
 		md5sum /mnt/fill/f$i >>/run/fill.md5
 		i=$((i + 1))
 	done
@@ -167,6 +174,7 @@ boot)
 	ok "ozramctl: $((after - ${before:-0})) pages compressed by the agent"
 	umount /mnt/fill
 	rmdir /mnt/fill
+	rm "$T/fill.text"
 
 	step "purge the packages: nothing of them is left"
 	swapoff /dev/zram0
