@@ -91,6 +91,10 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    /* Before the ring is opened, which is when the kernel sees an agent:
+     * a SIGTERM from then on ends the loop, not the process.  Without
+     * SA_RESTART, so that it ends the poll() at once. */
+    sigaction(SIGTERM, &(struct sigaction){.sa_handler = on_sigterm}, NULL);
     fd = open(OZRAM_RING_DEV_PATH, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         fprintf(stderr, "level-agent: open: %s\n", strerror(errno));
@@ -122,8 +126,6 @@ int main(int argc, char** argv) {
            wrong ? "wrong-page" : "other-level");
     fflush(stdout);
 
-    /* Without SA_RESTART: the signal ends the poll() at once. */
-    sigaction(SIGTERM, &(struct sigaction){.sa_handler = on_sigterm}, NULL);
     end = time(NULL) + seconds;
     while (!terminated && time(NULL) < end) {
         uint32_t sq_tail = __atomic_load_n(&ctrl->sq_tail.value, __ATOMIC_ACQUIRE);

@@ -84,9 +84,12 @@ agent_round() {
 	level-agent --expect-level 19 --mode "$1" --seconds 120 >/tmp/level-agent.log 2>&1 &
 	agent=$!
 	wait_attached "level-agent"
+	# Attached when it opens the ring; ready once it declared zstd.
+	wait_until "level-agent did not declare zstd" "grep -q 'answering zstd pages' /tmp/level-agent.log"
 	dd if=/tmp/text.bin of=$D bs=1M oflag=direct 2>/dev/null || fail "write with the agent ($1) failed"
 	ring_settle 0
-	kill -TERM $agent
+	# (It may have ended already: wait says how.)
+	kill -TERM $agent 2>/dev/null || true
 	wait $agent || { cat /tmp/level-agent.log; fail "level-agent ($1) failed"; }
 	cat /tmp/level-agent.log
 	wait_detached
