@@ -149,15 +149,16 @@ boot)
 	avail_mib=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) / 1024))
 	files=$(((avail_mib + 96 + 31) / 32))
 	ok "MemAvailable $avail_mib MiB: writing $files files of 32 MiB"
+	text_bytes=$((31 * 1048576))
 	# (seq is cut off by head: its "Broken pipe" is expected.)
 	seq -s " is a line of a file in tmpfs, written through ozram
-" 0 999999 2>/dev/null | head -c 31M >"$T/fill.text"
+" 0 999999 2>/dev/null | head -c $text_bytes >"$T/fill.text"
 	mkdir -p /mnt/fill
 	mount -t tmpfs -o size=$((files * 32 + 64))M tmpfs /mnt/fill
 	before=$(ozramctl stats -j zram0 | tr ',' '\n' | sed -n 's/.*"agent_cpu_pages": *\([0-9]*\).*/\1/p')
 	i=0
 	while [ $i -lt "$files" ]; do
-		offset=$((i * 1048573 % 32505856))
+		offset=$((i * 1048573 % text_bytes))
 		{ tail -c +$((offset + 1)) "$T/fill.text"; head -c $offset "$T/fill.text"; head -c 1M /dev/urandom; } >/mnt/fill/f$i
 		md5sum /mnt/fill/f$i >>/run/fill.md5
 		i=$((i + 1))
