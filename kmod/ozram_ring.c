@@ -176,6 +176,7 @@ int ozram_ring_init(void)
 	init_waitqueue_head(&r->wait);
 	INIT_DELAYED_WORK(&r->timeout_work, ozram_ring_timeout_fn);
 	INIT_WORK(&r->store_work, ozram_ring_store_fn);
+	INIT_DELAYED_WORK(&r->held_work, ozram_ring_held_fn);
 
 	/* Twice as many entries as slots: a taken-back slot may be queued twice. */
 	ozram_ring_init_header(&r->geo, ring_slots, 2 * ring_slots,
@@ -215,6 +216,11 @@ void ozram_ring_exit(void)
 	if (ozram_ring.registered)
 		ozram_ring_dev_unregister();
 	cancel_delayed_work_sync(&ozram_ring.timeout_work);
+	/*
+	 * held_work may queue store_work, so it goes first; store_work
+	 * queues it only for a held page, and none is left with the devices.
+	 */
+	cancel_delayed_work_sync(&ozram_ring.held_work);
 	cancel_work_sync(&ozram_ring.store_work);
 	ozram_ring_free();
 }

@@ -79,7 +79,9 @@ struct ozram_ring_result {
  * -EAGAIN, storing nothing, when storing needs reclaim that @may_reclaim
  * forbids: the ring's worker then calls ->failed, where it may reclaim.
  * Any other errno leaves the page staged and held, readable, until it is
- * rewritten or ozram_ring_retry_held() has ->failed called again.
+ * rewritten or a later ->failed stores it: the ring calls it again a
+ * second later and then at doubling waits, up to 64 s, while the page
+ * stays held, and at once after ozram_ring_retry_held().
  */
 struct ozram_ring_ops {
 	int (*stored)(const struct ozram_ring_req *req, const void *buf,
@@ -212,7 +214,8 @@ void ozram_ring_unlock_devices(void);
 
 /*
  * mem_limit of @oz changed: its pages that stay staged because storing
- * them failed (over the limit) are stored again by the ring's worker.
+ * them failed (over the limit) are stored again by the ring's worker now,
+ * without waiting for its next try.
  */
 void ozram_ring_retry_held(struct ozram *oz);
 

@@ -105,15 +105,17 @@ static void ozram_ring_handed_over(const struct ozram_ring_req *req, int ret,
 		ozram_latency_ring_stored(req->oz, req->index,
 					  req->ref.ring_slot, by_agent,
 					  req->staged_ns);
+	} else {
+		ozram_ring_held();
 	}
 }
 
 /*
  * No usable result: the owner compresses the staged copy.  A failure
  * (mem_limit, no memory) leaves the page in its staging slot, still
- * readable, until it is overwritten, discarded, the device is reset, or
- * mem_limit is written (ozram_ring_retry_held() tries again): nothing is
- * lost.  reap_mutex held.
+ * readable, until it is overwritten, discarded or the device is reset, and
+ * the held worker or a write of mem_limit tries again: nothing is lost.
+ * reap_mutex held.
  */
 void ozram_ring_fail(const struct ozram_ring_req *req, bool may_reclaim)
 {

@@ -12,7 +12,7 @@
  *   ozram_ring_complete.c  completions: claim a batch, verify, hand the
  *                          outcome to the owner's ops
  *   ozram_ring_admit.c     admission: whether a written page is staged
- *   ozram_ring_worker.c    the time-out and store workers, take-back
+ *   ozram_ring_worker.c    the time-out, store and held workers, take-back
  *   ozram_ring_dev.c       /dev/ozram-ring: open, mmap, poll, ioctl
  *
  * Locks, outermost first:
@@ -124,6 +124,14 @@ struct ozram_ring_state {
 	struct delayed_work timeout_work;
 	struct work_struct store_work;
 	/*
+	 * Queues the held pages (kept slots whose store failed) for
+	 * store_work again, while any stay held; held_delay is its last
+	 * wait, in jiffies, 0 once a try found none held.  Only held_work
+	 * uses it.
+	 */
+	struct delayed_work held_work;
+	unsigned long held_delay;
+	/*
 	 * Admission (ozram_ring_admit.c).  Writers and the park workers
 	 * read these without a lock: admit_closed and admit_closed_at (in
 	 * jiffies) are changed under lock, admit_next_probe (in jiffies) by
@@ -184,6 +192,8 @@ void ozram_ring_defer(u32 slot);
 bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter);
 void ozram_ring_timeout_fn(struct work_struct *work);
 void ozram_ring_store_fn(struct work_struct *work);
+void ozram_ring_held(void);
+void ozram_ring_held_fn(struct work_struct *work);
 
 /* ozram_ring_dev.c */
 int ozram_ring_dev_register(void);

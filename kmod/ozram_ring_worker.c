@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ozram offload ring: the two workers, on one WQ_MEM_RECLAIM workqueue.
+ * ozram offload ring: the three workers, on one WQ_MEM_RECLAIM workqueue.
  * The time-out worker reaps what the agent posted without a doorbell and
  * takes back the pages it held too long; the store worker hands to their
  * owners' ->failed, one page per hold of reap_mutex, the pages taken back,
- * drained, or deferred because storing them needed reclaim in the agent's
- * context.
+ * drained, deferred because storing them needed reclaim in the agent's
+ * context, or held because storing them failed; the held worker queues
+ * the held pages for it again, while any stay held.
  */
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
@@ -134,21 +135,22 @@ void ozram_ring_store_fn(struct work_struct *work)
 	}
 }
 
-void ozram_ring_retry_held(struct ozram *oz)
+/*
+ * Marks for store_work the held pages of @oz (of every device if NULL):
+ * the slots the kernel keeps whose store failed.  Ops run under
+ * reap_mutex, so with it held a kept slot that waits for no op is one
+ * whose owner could not store it.  Return: how many it marked.
+ */
+static u32 ozram_ring_mark_held(const struct ozram *oz)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 	u32 slot, n = 0;
 
-	lockdep_assert_not_held(&oz->init_lock);
-	/*
-	 * Ops run under reap_mutex, so with it held a slot the kernel keeps
-	 * and that waits for no op is one whose owner could not store it.
-	 */
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
 	for (slot = 0; slot < r->slots.nr; slot++) {
 		if (r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
-		    r->reqs[slot].ops && r->reqs[slot].oz == oz &&
+		    r->reqs[slot].ops && (!oz || r->reqs[slot].oz == oz) &&
 		    !test_bit(slot, r->to_store)) {
 			__set_bit(slot, r->to_store);
 			n++;
@@ -156,6 +158,51 @@ void ozram_ring_retry_held(struct ozram *oz)
 	}
 	spin_unlock(&r->lock);
 	mutex_unlock(&r->reap_mutex);
-	if (n)
-		queue_work(r->wq, &r->store_work);
+	return n;
+}
+
+void ozram_ring_retry_held(struct ozram *oz)
+{
+	lockdep_assert_not_held(&oz->init_lock);
+	if (ozram_ring_mark_held(oz))
+		queue_work(ozram_ring.wq, &ozram_ring.store_work);
+}
+
+/*
+ * The first try after a page is held, and the longest wait between tries
+ * while pages stay held.  The ring cannot see memory come back (another
+ * device's pages freed, reclaim), so it tries on a clock, and the wait
+ * doubles, so that a device that stays at mem_limit compresses its held
+ * pages again only now and then.
+ */
+#define OZRAM_RING_HELD_FIRST	HZ
+#define OZRAM_RING_HELD_LONGEST	(64 * HZ)
+
+/* An owner could not store a page: it is held, and tried again later. */
+void ozram_ring_held(void)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	if (!delayed_work_pending(&r->held_work))
+		queue_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
+}
+
+void ozram_ring_held_fn(struct work_struct *work)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+
+	if (!ozram_ring_mark_held(NULL)) {
+		r->held_delay = 0;
+		return;
+	}
+	/*
+	 * Queued again before the stores, so that a page that fails in them
+	 * finds this work pending and leaves the wait as it is: it doubles
+	 * until a try finds no page held.
+	 */
+	r->held_delay = clamp_t(unsigned long, 2 * r->held_delay,
+				2 * OZRAM_RING_HELD_FIRST,
+				OZRAM_RING_HELD_LONGEST);
+	queue_delayed_work(r->wq, &r->held_work, r->held_delay);
+	queue_work(r->wq, &r->store_work);
 }

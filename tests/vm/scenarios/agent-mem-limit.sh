@@ -37,6 +37,33 @@ echo 3 >/proc/sys/vm/drop_caches
 check_eq "$(readback)" "$(md5 /tmp/random.bin)" "every page reads back after the store"
 check_eq "$(stat_field $S/io_stat failed_reads)" 0 "failed_reads"
 
+step "memory freed under the limit stores the held pages, mem_limit unwritten"
+# 384 random pages fit under 2 MiB (one zsmalloc page each); of the next
+# 384, about 128 fit and the rest are held.  Discarding the first 384 makes
+# room, and the module stores the held pages by itself, within seconds.
+dev_reset 0
+dev_setup 0 64M
+sysfs_set $S/mem_limit 2M
+pagegen --pages 768 --kind random --seed 13 >/tmp/freed.bin
+dd if=/tmp/freed.bin of=$D bs=4096 count=384 oflag=direct 2>/dev/null || fail "the first 384 pages"
+ring_settle 0
+dd if=/tmp/freed.bin of=$D bs=4096 skip=384 seek=384 count=384 oflag=direct 2>/dev/null ||
+	fail "the next 384 pages"
+ring_steady 0
+check_cmp "$RING_STAGED" -gt 0 "pages held staged at the limit"
+blkdiscard -o 0 -l $((384 * 4096)) $D || fail "blkdiscard failed"
+ring_settle 0
+check_eq "$(stat_field $S/mm_stat orig_data_size)" $((384 * 4096)) "orig_data_size: the second 384 pages, all stored"
+check_cmp "$(stat_field $S/mm_stat mem_used_total)" -le $((2 * 1024 * 1024)) "mem_used_total within the limit"
+check_eq "$(stat_field $S/io_stat failed_writes)" 0 "failed_writes"
+echo 3 >/proc/sys/vm/drop_caches
+check_eq "$(dd if=$D bs=4096 skip=384 count=384 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(dd if=/tmp/freed.bin bs=4096 skip=384 count=384 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"the second 384 pages read back"
+check_eq "$(dd if=$D bs=4096 count=384 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(dd if=/dev/zero bs=4096 count=384 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"the discarded 384 pages read as zeroes"
+
 step "four writers at once under a 2 MiB limit: at rest, none over it"
 # Writers park pages while the doorbell stores the agent's results: each
 # takes memory and then checks the limit, so that two taking the last page
