@@ -14,11 +14,14 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "all_stats.hpp"
 #include "backing.hpp"
 #include "device_names.hpp"
 #include "device_setup.hpp"
+#include "each_listed_device.hpp"
 #include "error_text.hpp"
 #include "genl_client.hpp"
 #include "json_output.hpp"
@@ -79,6 +82,22 @@ int repeat(const CommandLine& line, const std::function<std::string()>& render) 
 }
 
 const std::filesystem::path SYS_BLOCK = "/sys/block";
+
+bool device_exists(const std::string& name) {
+    std::error_code error;
+    return std::filesystem::exists(SYS_BLOCK / name, error);
+}
+
+// A device that the command named fails it when it goes; one that it found
+// in the list is skipped (for_each_listed_device()).
+void on_each_device(const CommandLine& line, const std::vector<std::string>& names,
+                    const std::function<void(const std::string&)>& act) {
+    if (line.device) {
+        act(names.front());
+    } else {
+        for_each_listed_device(names, device_exists, act);
+    }
+}
 
 StatsRecord device_stats(GenlClient& client, std::optional<std::uint32_t> device) {
     return client.stats(device);
@@ -298,7 +317,7 @@ int recompress(const CommandLine& line) {
         }
     }
     const std::string request = recompress_argument(line.recompress);
-    for (const std::string& name : names) {
+    on_each_device(line, names, [&](const std::string& name) {
         auto counts = [&] {
             const auto parsed = parse_recompress_counts(read_sysfs(name, "backend_stat"));
             if (!parsed) {
@@ -309,7 +328,7 @@ int recompress(const CommandLine& line) {
         const RecompressCounts before = counts();
         write_recompress(name, request);
         print(recompress_summary(name, before, counts(), line.bytes));
-    }
+    });
     return 0;
 }
 
@@ -344,7 +363,7 @@ int writeback(const CommandLine& line) {
             throw unless_not_loaded("no initialized ozram device with a backing device");
         }
     }
-    for (const std::string& name : names) {
+    on_each_device(line, names, [&](const std::string& name) {
         const WritebackResult result = run_writeback(SYS_BLOCK / name, name, line.writeback);
         // What was written before a failure is said too.
         print(writeback_summary(name, result, line.bytes));
@@ -353,7 +372,7 @@ int writeback(const CommandLine& line) {
                                writeback_error_message(name, *line.writeback.type, result.error,
                                                        result.limit_left == 0U));
         }
-    }
+    });
     return 0;
 }
 
