@@ -337,5 +337,37 @@ echo "$out" | grep -q "^${DEV}0: " && fail "ozramctl recompressed ${DEV}0, which
 check_cmp "$(backend_field recompressed_pages $N)" -gt 0 "pages recompressed on $DEV$N"
 check_eq "$(dd if="$(dev $N)" bs=1M count=4 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
 	"$(md5 /tmp/second.bin)" "every byte of $DEV$N"
+
+step "ozramctl recompress: a device removed after the list is skipped"
+# ozramctl lists $DEV$N and $DEV$M, then recompresses one after the other.
+# While it is inside $DEV$N's pass (its write(2) to the recompress file,
+# syscall 1), $DEV$M goes; ozramctl then reaches a device that is gone.
+M=$(cat $CONTROL/hot_add)
+sysfs_set "$(sysdir $M)/recomp_algorithm" "algo=zstd"
+dev_setup $M 16M
+pagegen --pages 4096 --kind text --seed 72 >/tmp/third.bin
+dd if=/tmp/third.bin of="$(dev $N)" bs=1M oflag=direct 2>/dev/null || fail "write failed"
+dd if=/tmp/third.bin of="$(dev $M)" bs=1M count=1 oflag=direct 2>/dev/null || fail "write failed"
+ring_settle $N
+ring_settle $M
+sysfs_set "$(sysdir $N)/idle" all
+sysfs_set "$(sysdir $M)/idle" all
+ozramctl recompress --type idle >/tmp/removed.out 2>&1 &
+ctl=$!
+nr=
+while [ "$nr" != 1 ] && [ -r /proc/$ctl/syscall ]; do
+	read -r nr rest </proc/$ctl/syscall 2>/dev/null || nr=
+done
+[ "$nr" = 1 ] || fail "ozramctl ended before its pass on $DEV$N was seen: $(cat /tmp/removed.out)"
+sysfs_set $CONTROL/hot_remove $M
+rc=0
+wait $ctl || rc=$?
+note "$(cat /tmp/removed.out)"
+check_eq "$rc" 0 "ozramctl's exit status"
+grep -q "^$DEV$N: " /tmp/removed.out || fail "no summary for $DEV$N"
+grep -q "$DEV$M" /tmp/removed.out && fail "ozramctl said something of $DEV$M, which was removed"
+check_cmp "$(backend_field recompressed_pages $N)" -gt 1024 "pages recompressed on $DEV$N"
+check_eq "$(dd if="$(dev $N)" bs=1M iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(md5 /tmp/third.bin)" "every byte of $DEV$N"
 dev_reset $N
 sysfs_set $CONTROL/hot_remove $N
