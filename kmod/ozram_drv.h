@@ -74,13 +74,15 @@ struct ozram {
 	 * bit per block of bd_nr_pages; block 0 is never used, so that a
 	 * block number is never 0.  bd_refs counts, for a block of packed
 	 * objects, the objects that touch it and the pass that holds it
-	 * while its write is in flight.
+	 * while its write is in flight: a byte per block, in chunks of
+	 * OZRAM_WB_REFS_CHUNK blocks that a pass allocates when it first
+	 * packs a block of theirs (ozram_io_wb_packed.c).
 	 */
 	struct file *backing_file;
 	struct block_device *bdev;
 	unsigned long *bd_bitmap;
-	u8 *bd_refs;
-	spinlock_t bd_refs_lock;	/* protects bd_refs */
+	u8 **bd_refs;
+	spinlock_t bd_refs_lock;	/* protects the counts in bd_refs */
 	unsigned long bd_nr_pages;
 	/* Where the next block search starts, so that runs stay contiguous. */
 	unsigned long bd_hint;

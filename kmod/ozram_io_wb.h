@@ -22,6 +22,12 @@ static inline sector_t ozram_wb_sector(unsigned long blk)
 	return (sector_t)blk << OZRAM_SECTORS_PER_PAGE_SHIFT;
 }
 
+/*
+ * Blocks whose counts share a chunk of oz->bd_refs: a page of them, for
+ * 16 MiB of the backing device.
+ */
+#define OZRAM_WB_REFS_CHUNK	PAGE_SIZE
+
 /* Blocks per bio: 256 KiB, a common max_sectors of the devices below. */
 #define OZRAM_WB_BATCH		64
 /*
@@ -107,8 +113,8 @@ void ozram_wb_refund(struct ozram_wb_ctl *ctl);
 /*
  * ozram_io_wb_packed.c: ozram_wb_pick_packed() packs the object of slot
  * @index, @size bytes, into the pass's packed batch (1 picked, 0 not a
- * candidate any more, -ENOSPC); ozram_wb_submit_packed() writes the batch
- * out (or gives its blocks back when it holds no object);
+ * candidate any more, -ENOSPC, -ENOMEM); ozram_wb_submit_packed() writes
+ * the batch out (or gives its blocks back when it holds no object);
  * ozram_wb_finish_packed() applies its completion, @ok when the write
  * succeeded.
  */

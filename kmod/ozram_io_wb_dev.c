@@ -15,11 +15,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
-#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/vmalloc.h>
 
 #include "ozram_drv.h"
 #include "ozram_io.h"
@@ -49,7 +47,7 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 {
 	struct block_device *bdev = NULL;
 	unsigned long nr_pages, *bitmap = NULL;
-	u8 *refs;
+	u8 **refs;
 	struct file *file;
 	struct inode *inode;
 	int ret;
@@ -81,9 +79,9 @@ int ozram_wb_set_backing(struct ozram *oz, const char *path)
 		goto out_close;
 	}
 	bitmap = kvcalloc(BITS_TO_LONGS(nr_pages), sizeof(long), GFP_KERNEL);
-	/* vmalloc: kvmalloc() refuses more than INT_MAX bytes (8 TiB). */
-	refs = __vmalloc(array_size(nr_pages, sizeof(*refs)),
-			 GFP_KERNEL | __GFP_ZERO);
+	/* Only the chunks' pointers now: a pass allocates the chunks. */
+	refs = kvcalloc(DIV_ROUND_UP(nr_pages, OZRAM_WB_REFS_CHUNK),
+			sizeof(*refs), GFP_KERNEL);
 	if (!bitmap || !refs) {
 		kvfree(bitmap);
 		kvfree(refs);
@@ -113,6 +111,8 @@ out_unlock:
 /* init_lock held for writing; no slot holds a block any more. */
 void ozram_wb_release(struct ozram *oz)
 {
+	unsigned long chunk, chunks;
+
 	if (!oz->backing_file)
 		return;
 	WARN_ON_ONCE(ozram_stat_read(oz, OZRAM_STAT_BD_PAGES));
@@ -121,6 +121,9 @@ void ozram_wb_release(struct ozram *oz)
 	oz->bdev = NULL;
 	kvfree(oz->bd_bitmap);
 	oz->bd_bitmap = NULL;
+	chunks = DIV_ROUND_UP(oz->bd_nr_pages, OZRAM_WB_REFS_CHUNK);
+	for (chunk = 0; chunk < chunks; chunk++)
+		kfree(oz->bd_refs[chunk]);
 	kvfree(oz->bd_refs);
 	oz->bd_refs = NULL;
 	oz->bd_nr_pages = 0;

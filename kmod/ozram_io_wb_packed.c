@@ -63,13 +63,41 @@ static unsigned long ozram_wb_last_block(unsigned long pos, unsigned int size)
 
 /* ---- block references ------------------------------------------------- */
 
-/* A block just taken for a packed batch: the pass holds it. */
-static void ozram_wb_hold_block(struct ozram *oz, unsigned long blk)
+/*
+ * The count of block @blk, which a pass holds or an object touches: its
+ * chunk was allocated when the pass took it (ozram_wb_hold_block()), and
+ * chunks stay until the backing device goes.  bd_refs_lock held.
+ */
+static u8 *ozram_wb_refs(struct ozram *oz, unsigned long blk)
 {
+	return &oz->bd_refs[blk / OZRAM_WB_REFS_CHUNK][blk % OZRAM_WB_REFS_CHUNK];
+}
+
+/*
+ * A block just taken for a packed batch: the pass holds it.  The first
+ * block of a chunk's range allocates the chunk.  Return: 0, or -ENOMEM,
+ * holding nothing.
+ */
+static int ozram_wb_hold_block(struct ozram *oz, unsigned long blk)
+{
+	u8 **chunk = &oz->bd_refs[blk / OZRAM_WB_REFS_CHUNK];
+	u8 *fresh = NULL;
+
+	/* Set under bd_refs_lock, only ever from NULL, by the one pass. */
+	if (!READ_ONCE(*chunk)) {
+		fresh = kzalloc(OZRAM_WB_REFS_CHUNK, GFP_KERNEL);
+		if (!fresh)
+			return -ENOMEM;
+	}
 	spin_lock(&oz->bd_refs_lock);
-	WARN_ON_ONCE(oz->bd_refs[blk]);
-	oz->bd_refs[blk] = 1;
+	if (fresh) {
+		*chunk = fresh;
+		fresh = NULL;
+	}
+	WARN_ON_ONCE(*ozram_wb_refs(oz, blk));
+	*ozram_wb_refs(oz, blk) = 1;
 	spin_unlock(&oz->bd_refs_lock);
+	return 0;
 }
 
 /* Drops a reference to each block of [@first, @last]; frees those unused. */
@@ -80,10 +108,12 @@ static void ozram_wb_put_blocks(struct ozram *oz, unsigned long first,
 
 	for (blk = first; blk <= last; blk++) {
 		bool unused = false;
+		u8 *refs;
 
 		spin_lock(&oz->bd_refs_lock);
-		if (!WARN_ON_ONCE(!oz->bd_refs[blk]))
-			unused = !--oz->bd_refs[blk];
+		refs = ozram_wb_refs(oz, blk);
+		if (!WARN_ON_ONCE(!*refs))
+			unused = !--*refs;
 		spin_unlock(&oz->bd_refs_lock);
 		if (unused)
 			ozram_wb_free_block(oz, blk);
@@ -95,13 +125,15 @@ static void ozram_wb_get_object(struct ozram *oz, unsigned long pos,
 				unsigned int size)
 {
 	unsigned long blk;
+	u8 *refs;
 
 	spin_lock(&oz->bd_refs_lock);
 	for (blk = ozram_wb_first_block(pos);
 	     blk <= ozram_wb_last_block(pos, size); blk++) {
+		refs = ozram_wb_refs(oz, blk);
 		/* Held by the pass, and capped below U8_MAX by it. */
-		WARN_ON_ONCE(!oz->bd_refs[blk] || oz->bd_refs[blk] == U8_MAX);
-		oz->bd_refs[blk]++;
+		WARN_ON_ONCE(!*refs || *refs == U8_MAX);
+		++*refs;
 	}
 	spin_unlock(&oz->bd_refs_lock);
 }
@@ -214,7 +246,9 @@ void ozram_wb_submit_packed(struct ozram_wb_ctl *ctl)
  * raw pages that the pass writes back meanwhile, which would otherwise
  * take every other block and end each packed bio at a part-filled block;
  * what the batch does not fill goes back when it is written.  Return: the
- * batch, or NULL when the backing device is full.
+ * batch, ERR_PTR(-ENOSPC) when the backing device is full, or
+ * ERR_PTR(-ENOMEM) when the first block's counts cannot be allocated (a
+ * later block's failure only ends the run there).
  */
 static struct ozram_wb_batch *ozram_wb_new_packed(struct ozram_wb_ctl *ctl)
 {
@@ -223,14 +257,22 @@ static struct ozram_wb_batch *ozram_wb_new_packed(struct ozram_wb_ctl *ctl)
 	struct ozram_wb_batch *b;
 
 	if (!blk)
-		return NULL;
+		return ERR_PTR(-ENOSPC);
+	if (ozram_wb_hold_block(oz, blk)) {
+		ozram_wb_free_block(oz, blk);
+		return ERR_PTR(-ENOMEM);
+	}
 	b = ozram_wb_get_batch(ctl);
 	b->packed = true;
 	b->first = blk;
-	do {
-		ozram_wb_hold_block(oz, blk++);
+	b->nr_blocks = 1;
+	while (b->nr_blocks < OZRAM_WB_BATCH && ozram_wb_take_block(oz, ++blk)) {
+		if (ozram_wb_hold_block(oz, blk)) {
+			ozram_wb_free_block(oz, blk);
+			break;
+		}
 		b->nr_blocks++;
-	} while (b->nr_blocks < OZRAM_WB_BATCH && ozram_wb_take_block(oz, blk));
+	}
 	ctl->packed = b;
 	return b;
 }
@@ -238,8 +280,8 @@ static struct ozram_wb_batch *ozram_wb_new_packed(struct ozram_wb_ctl *ctl)
 /*
  * The packed batch with room for @size bytes, at the offset
  * ozram_wb_place() gives: the current one, or a new one once it is full.
- * Return: the batch with the offset in *@off, or NULL when the backing
- * device is full.
+ * Return: the batch with the offset in *@off, or ozram_wb_new_packed()'s
+ * error.
  */
 static struct ozram_wb_batch *ozram_wb_room(struct ozram_wb_ctl *ctl,
 					    unsigned int size, long *off)
@@ -254,7 +296,7 @@ static struct ozram_wb_batch *ozram_wb_room(struct ozram_wb_ctl *ctl,
 	}
 	b = ozram_wb_new_packed(ctl);
 	/* An object is shorter than a block: it fits a new batch. */
-	if (b)
+	if (!IS_ERR(b))
 		*off = ozram_wb_place(b, size);
 	return b;
 }
@@ -268,8 +310,8 @@ int ozram_wb_pick_packed(struct ozram_wb_ctl *ctl, u32 index,
 	long off;
 
 	b = ozram_wb_room(ctl, size, &off);
-	if (!b)
-		return -ENOSPC;
+	if (IS_ERR(b))
+		return PTR_ERR(b);
 
 	ozram_slot_lock(oz, index);
 	/* Rewritten since it was sized: not idle any more, or another size. */

@@ -269,4 +269,32 @@ dev_reset 0
 losetup -d $L3
 rm -f /tmp/scan.img /tmp/scan.bin
 
+step "a 64 GiB backing device: its block counts come as packing takes blocks"
+# Setting the backing device allocates its bitmap, a bit per block (2 MiB
+# here, as zram's; from vmalloc only when kmalloc cannot give it).  The
+# counts of packed blocks, a byte per block, come in chunks as passes take
+# blocks, instead of 16 MiB of vmalloc up front.
+truncate -s 64G /tmp/large.img || fail "truncate failed"
+L4=$(losetup -f) || fail "no free loop device"
+losetup $L4 /tmp/large.img || fail "losetup $L4 failed"
+vmalloc_kb() { awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo; }
+before=$(vmalloc_kb)
+sysfs_set $S/backing_dev "$L4"
+taken=$(($(vmalloc_kb) - before))
+note "VmallocUsed: +$taken kB for the backing device"
+check_cmp "$taken" -le 3072 "kB of vmalloc the backing device takes (at most its bitmap, 2048, and change)"
+dev_setup 0 64M
+dd if=/tmp/data.bin of=$D bs=1M count=4 oflag=direct 2>/dev/null || fail "write failed"
+ring_settle 0
+sysfs_set $S/idle all
+expect_errno OK sysfs-write $S/writeback idle
+check_eq "$(bd 3)" 1024 "bd_writes (pages)"
+check_cmp "$(bd 1)" -lt 1024 "blocks, packed"
+echo 3 >/proc/sys/vm/drop_caches
+check_eq "$(dd if=$D bs=1M count=4 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(head -c 4194304 /tmp/data.bin | md5sum | cut -d' ' -f1)" "md5 of the pages read back"
+dev_reset 0
+losetup -d $L4
+rm -f /tmp/large.img
+
 losetup -d $L
