@@ -123,7 +123,9 @@ N threads, and whether both store the same bytes to within 0.1 %.
                      staging slots come: for the gpu row, pages scattered
                      over the registered corpus are read by the gather kernel
                      instead of DMA
-  --timeline FILE    the gpu row: each batch's stages as the device ran
+  --timeline FILE    the gpu row (--backend gpu or all, lz4; nothing is
+                     written when it does not run, and stderr says so):
+                     each batch's stages as the device ran
                      them in the last pass (stream, pages, and the device
                      times at which its pages started in, its kernel
                      started, its bytes started out, and all was done, in
@@ -229,6 +231,12 @@ Options parse_options(const std::vector<std::string>& args) {
          options.backend == BackendChoice::WarpSteps) &&
         options.algorithm != Algorithm::Lz4) {
         throw cli::UsageError("the gpu backend compresses only lz4");
+    }
+    // Only the gpu row has a timeline; all runs it, for lz4.
+    if (!options.timeline.empty() &&
+        ((options.backend != BackendChoice::Gpu && options.backend != BackendChoice::All) ||
+         options.algorithm != Algorithm::Lz4)) {
+        throw cli::UsageError("--timeline is for the gpu row (--backend gpu or all, lz4)");
     }
     return options;
 }

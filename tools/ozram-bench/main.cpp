@@ -223,6 +223,11 @@ int run(const Options& options) {
             std::cerr << "ozram-bench: --backend gpu needs a GPU\n";
             return cli::EXIT_USAGE;
         }
+        // The gpu row writes it: said, rather than an old file left as is.
+        if (in_place == nullptr && !options.timeline.empty()) {
+            std::cerr << "ozram-bench: --timeline " << options.timeline
+                      << ": not written, the gpu row does not run\n";
+        }
     }
     if (all || options.backend == BackendChoice::Cpu) {
         codecs.push_back(make_library_codec(

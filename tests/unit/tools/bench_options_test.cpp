@@ -67,6 +67,21 @@ TEST(BenchOptions, ParsesEverything) {
     EXPECT_EQ(parse_options({"--input", "x", "--backend", "cpu"}).backend, BackendChoice::Cpu);
 }
 
+// Only the gpu row writes a timeline: a command line without it asks for
+// a file that nothing would write.
+TEST(BenchOptions, TimelineOnlyWithTheGpuRow) {
+    EXPECT_EQ(parse_options({"--input", "x", "--backend", "gpu", "--timeline", "t.csv"}).timeline,
+              "t.csv");
+    EXPECT_EQ(parse_options({"--input", "x", "--timeline", "t.csv"}).timeline, "t.csv");
+    for (const char* backend : {"cpu", "scalar", "kernels", "warp-steps", "module"}) {
+        EXPECT_THROW(parse_options({"--input", "x", "--backend", backend, "--timeline", "t.csv"}),
+                     cli::UsageError)
+            << backend;
+    }
+    EXPECT_THROW(parse_options({"--input", "x", "--algorithm", "zstd", "--timeline", "t.csv"}),
+                 cli::UsageError);
+}
+
 TEST(BenchOptions, ModesWithoutInput) {
     EXPECT_TRUE(parse_options({"--help"}).help);
     EXPECT_TRUE(parse_options({"--print-crossover"}).print_crossover);

@@ -218,6 +218,9 @@ expect 2 "bench --cold without module" "$bench" --input x --cold
 expect_output "^ozram-bench: --cold is for --backend module\$" "bench --cold without module"
 expect 2 "bench module --json" "$bench" --input x --backend module --json
 expect_output "^ozram-bench: --backend module writes a table or --csv\$" "bench module --json"
+expect 2 "bench --timeline without the gpu row" "$bench" --input x --backend cpu --timeline t.csv
+expect_output "^ozram-bench: --timeline is for the gpu row \(--backend gpu or all, lz4\)\$" \
+	"bench --timeline without the gpu row"
 
 # Only the gpu backend: measured with a GPU, status 2 without one.
 "$bench" --input "$work/live.pages" --backend gpu --repeat 1 >"$work/out" 2>&1
@@ -226,6 +229,23 @@ if [[ $status -eq 2 ]]; then
 	expect_output 'needs a GPU' "bench --backend gpu without a GPU"
 elif [[ $status -ne 0 ]]; then
 	echo "FAIL: bench --backend gpu: exit $status" >&2
+	failures=$((failures + 1))
+fi
+
+# --timeline with every row: written by the gpu row with a GPU; without one
+# nothing is written, and stderr says so.
+rm -f "$work/timeline.csv"
+expect 0 "bench all --timeline" "$bench" --input "$work/live.pages" --repeat 1 --max-pages 64 \
+	--timeline "$work/timeline.csv"
+if grep -q 'gpu: skipped' "$work/out"; then
+	expect_output "^ozram-bench: --timeline $work/timeline.csv: not written, the gpu row does not run\$" \
+		"bench all --timeline without a GPU"
+	if [[ -e "$work/timeline.csv" ]]; then
+		echo "FAIL: bench all --timeline without a GPU wrote $work/timeline.csv" >&2
+		failures=$((failures + 1))
+	fi
+elif [[ ! -s "$work/timeline.csv" ]]; then
+	echo "FAIL: bench all --timeline with a GPU wrote no timeline" >&2
 	failures=$((failures + 1))
 fi
 
