@@ -193,8 +193,9 @@ class Parser {
         if (line_.json && !shows_stats(sub)) {
             throw UsageError("--json" + where);
         }
-        if (line_.bytes && !shows_stats(sub) && sub != Subcommand::recompress &&
-            sub != Subcommand::writeback) {
+        // latency prints times and counts, no size.
+        if (line_.bytes && (!shows_stats(sub) || sub == Subcommand::latency) &&
+            sub != Subcommand::recompress && sub != Subcommand::writeback) {
             throw UsageError("--bytes" + where);
         }
         if (line_.watch && !watches(sub)) {

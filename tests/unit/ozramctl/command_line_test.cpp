@@ -126,6 +126,9 @@ TEST(CommandLine, UsageErrors) {
     EXPECT_THROW(parse({"stats", "--json=yes"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"devices", "--watch"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"reset-stats", "--json"}), ozram::cli::UsageError);
+    // latency shows no size for --bytes to change.
+    EXPECT_THROW(parse({"latency", "-b"}), ozram::cli::UsageError);
+    EXPECT_TRUE(parse({"agent", "-b"}).bytes);
     EXPECT_THROW(parse({"stats", "--size", "1G"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"setup"}), ozram::cli::UsageError);
     EXPECT_THROW(parse({"setup", "--size", "0"}), ozram::cli::UsageError);
