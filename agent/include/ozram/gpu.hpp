@@ -118,7 +118,9 @@ class GpuBatchCompressor : public PageCompressor {
     // decompress() destinations) that lie in it get their bytes straight from
     // the device, with no copy on the host (the ring's output area).
     bool register_output_region(std::span<std::uint8_t> region);
-    // Gives a region back to the driver; false if `base` starts none.
+    // Gives a region back to the driver; false if `base` starts none.  The
+    // batches in flight finish their device part first (complete() then
+    // returns at once), since any of them may use the region.
     bool unregister_host_region(const std::uint8_t* base);
     // Pages the device read in place, and pages the host copied first (a
     // batch is read in place only if all of its pages are in registered

@@ -530,6 +530,10 @@ bool GpuBatchCompressor::register_output_region(std::span<std::uint8_t> region) 
 }
 
 bool GpuBatchCompressor::unregister_host_region(const std::uint8_t* base) {
+    // A batch in flight may still read its pages from the region, or write
+    // its bytes into it: the device must be done with it before the driver
+    // unmaps it, so every batch's device part finishes first.
+    impl_->settle();
     return impl_->pipeline && impl_->pipeline->remove_region(base);
 }
 

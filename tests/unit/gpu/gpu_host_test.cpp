@@ -212,6 +212,32 @@ TEST(GpuHostHalf, BatchesInFlightCompleteInAnyOrder) {
     EXPECT_THROW(gpu->complete(tickets[0]), Error) << "a ticket completes once";
 }
 
+// A region given back while batches that read it are in flight: the device
+// must not read memory the driver no longer maps, so unregistering first
+// lets those batches finish, and their results stay the device's.
+TEST(GpuHostHalf, UnregisteringARegionWaitsForTheBatchesThatReadIt) {
+    auto [device, gpu] = emulated_gpu({.batch_size = 32, .ring_buffer_slots = 3});
+    const auto pages = mixed_pages(64);
+    Area staging(pages);
+    Area output(pages.size());
+    ASSERT_TRUE(gpu->register_host_region(staging.span()));
+    const auto inputs = staging.pointers();
+    const auto outputs = output.outputs();
+    std::vector<BatchResult> results(2);
+    const auto tickets = submit_in_batches(*gpu, inputs, outputs, results, 32);
+    EXPECT_TRUE(gpu->unregister_host_region(staging.span().data()));
+    EXPECT_EQ(device->registered_regions(), 0u);
+    for (std::size_t b = 0; b < tickets.size(); ++b) {
+        gpu->complete(tickets[b]);
+        EXPECT_EQ(
+            wrong_in_outputs(results[b], std::span(outputs).subspan(b * 32, 32), pages, b * 32), 0u)
+            << "batch " << b;
+        EXPECT_EQ(results[b].backend, Backend::Gpu) << "batch " << b;
+    }
+    EXPECT_EQ(gpu->fallback_batches(), 0u) << "no batch read the region after it went";
+    EXPECT_EQ(device->bytes_uploaded() + device->bytes_read_from_host(), pages.size() * PAGE_SIZE);
+}
+
 TEST(GpuHostHalf, ABatchTooLargeForASlotIsRefused) {
     auto [device, gpu] = emulated_gpu({.batch_size = 16});
     const auto pages = mixed_pages(17);
