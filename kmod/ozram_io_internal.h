@@ -139,10 +139,10 @@ int ozram_wb_read(struct ozram *oz, unsigned long blk, struct page *page,
 		  struct bio *parent);
 
 /*
- * Compressed writeback (ozram_io_wb_packed.c): drops the object of @size
- * bytes at byte @pos of the backing device; reads it and decompresses it
- * with the algorithm of priority @prio into @page, chained to @parent as
- * ozram_wb_read() does, or waited for without one.
+ * Compressed writeback (ozram_io_wb_refs.c, _packed.c): drops the object
+ * of @size bytes at byte @pos of the backing device; reads it and
+ * decompresses it with the algorithm of priority @prio into @page, chained
+ * to @parent as ozram_wb_read() does, or waited for without one.
  */
 void ozram_wb_put_object(struct ozram *oz, unsigned long pos,
 			 unsigned int size);

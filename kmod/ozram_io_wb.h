@@ -2,7 +2,8 @@
 /*
  * Shared by the files of writeback: the backing device and its blocks
  * (ozram_io_wb_dev.c), reading back (ozram_io_wb_read.c), the pass
- * (ozram_io_wb.c) and its compressed objects (ozram_io_wb_packed.c).
+ * (ozram_io_wb.c), its compressed objects (ozram_io_wb_packed.c) and the
+ * counts of their blocks (ozram_io_wb_refs.c).
  * Nothing else includes it.
  */
 #ifndef OZRAM_IO_WB_H
@@ -20,6 +21,18 @@
 static inline sector_t ozram_wb_sector(unsigned long blk)
 {
 	return (sector_t)blk << OZRAM_SECTORS_PER_PAGE_SHIFT;
+}
+
+/* The blocks that a packed object at byte @pos, @size bytes, lies in. */
+static inline unsigned long ozram_wb_first_block(unsigned long pos)
+{
+	return pos >> PAGE_SHIFT;
+}
+
+static inline unsigned long ozram_wb_last_block(unsigned long pos,
+						unsigned int size)
+{
+	return (pos + size - 1) >> PAGE_SHIFT;
 }
 
 /*
@@ -109,6 +122,20 @@ void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 		     unsigned int nr_pages);
 void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b);
 void ozram_wb_refund(struct ozram_wb_ctl *ctl);
+
+/*
+ * ozram_io_wb_refs.c, the counts of packed blocks:
+ * ozram_wb_hold_block() gives block @blk, just taken, the pass's hold (0,
+ * or -ENOMEM when its chunk of counts cannot be allocated);
+ * ozram_wb_put_blocks() drops a reference to each block of [@first,
+ * @last] and frees those left unused; ozram_wb_get_object() counts an
+ * object of @size bytes at byte @pos in the blocks it lies in.
+ */
+int ozram_wb_hold_block(struct ozram *oz, unsigned long blk);
+void ozram_wb_put_blocks(struct ozram *oz, unsigned long first,
+			 unsigned long last);
+void ozram_wb_get_object(struct ozram *oz, unsigned long pos,
+			 unsigned int size);
 
 /*
  * ozram_io_wb_packed.c: ozram_wb_pick_packed() packs the object of slot

@@ -6,8 +6,8 @@
  * blocks where it falls across their boundary.  A raw (huge) page keeps a
  * block of its own (ozram_io_wb.c).
  *
- * Each block of packed objects counts in oz->bd_refs the objects that
- * touch it, plus one while the pass that wrote it holds it; the last
+ * Each block of packed objects counts the objects that touch it, plus one
+ * while the pass that wrote it holds it (ozram_io_wb_refs.c); the last
  * reference dropped frees the block.  A slot on the device records the
  * object's byte address, size and algorithm, so that reading it back
  * reads the one or two blocks it lies in and decompresses it, with the
@@ -50,100 +50,6 @@
  * (Kbuild), so that a backing device of any size is addressed.
  */
 static_assert(sizeof(unsigned long) == sizeof(u64));
-
-static unsigned long ozram_wb_first_block(unsigned long pos)
-{
-	return pos >> PAGE_SHIFT;
-}
-
-static unsigned long ozram_wb_last_block(unsigned long pos, unsigned int size)
-{
-	return (pos + size - 1) >> PAGE_SHIFT;
-}
-
-/* ---- block references ------------------------------------------------- */
-
-/*
- * The count of block @blk, which a pass holds or an object touches: its
- * chunk was allocated when the pass took it (ozram_wb_hold_block()), and
- * chunks stay until the backing device goes.  bd_refs_lock held.
- */
-static u8 *ozram_wb_refs(struct ozram *oz, unsigned long blk)
-{
-	return &oz->bd_refs[blk / OZRAM_WB_REFS_CHUNK][blk % OZRAM_WB_REFS_CHUNK];
-}
-
-/*
- * A block just taken for a packed batch: the pass holds it.  The first
- * block of a chunk's range allocates the chunk.  Return: 0, or -ENOMEM,
- * holding nothing.
- */
-static int ozram_wb_hold_block(struct ozram *oz, unsigned long blk)
-{
-	u8 **chunk = &oz->bd_refs[blk / OZRAM_WB_REFS_CHUNK];
-	u8 *fresh = NULL;
-
-	/* Set under bd_refs_lock, only ever from NULL, by the one pass. */
-	if (!READ_ONCE(*chunk)) {
-		fresh = kzalloc(OZRAM_WB_REFS_CHUNK, GFP_KERNEL);
-		if (!fresh)
-			return -ENOMEM;
-	}
-	spin_lock(&oz->bd_refs_lock);
-	if (fresh) {
-		*chunk = fresh;
-		fresh = NULL;
-	}
-	WARN_ON_ONCE(*ozram_wb_refs(oz, blk));
-	*ozram_wb_refs(oz, blk) = 1;
-	spin_unlock(&oz->bd_refs_lock);
-	return 0;
-}
-
-/* Drops a reference to each block of [@first, @last]; frees those unused. */
-static void ozram_wb_put_blocks(struct ozram *oz, unsigned long first,
-				unsigned long last)
-{
-	unsigned long blk;
-
-	for (blk = first; blk <= last; blk++) {
-		bool unused = false;
-		u8 *refs;
-
-		spin_lock(&oz->bd_refs_lock);
-		refs = ozram_wb_refs(oz, blk);
-		if (!WARN_ON_ONCE(!*refs))
-			unused = !--*refs;
-		spin_unlock(&oz->bd_refs_lock);
-		if (unused)
-			ozram_wb_free_block(oz, blk);
-	}
-}
-
-/* The object of @size bytes at byte @pos now lives on the device. */
-static void ozram_wb_get_object(struct ozram *oz, unsigned long pos,
-				unsigned int size)
-{
-	unsigned long blk;
-	u8 *refs;
-
-	spin_lock(&oz->bd_refs_lock);
-	for (blk = ozram_wb_first_block(pos);
-	     blk <= ozram_wb_last_block(pos, size); blk++) {
-		refs = ozram_wb_refs(oz, blk);
-		/* Held by the pass, and capped below U8_MAX by it. */
-		WARN_ON_ONCE(!*refs || *refs == U8_MAX);
-		++*refs;
-	}
-	spin_unlock(&oz->bd_refs_lock);
-}
-
-void ozram_wb_put_object(struct ozram *oz, unsigned long pos,
-			 unsigned int size)
-{
-	ozram_wb_put_blocks(oz, ozram_wb_first_block(pos),
-			    ozram_wb_last_block(pos, size));
-}
 
 /* ---- packing objects into a batch ------------------------------------- */
 
