@@ -413,6 +413,14 @@ static int __init ozram_init(void)
 	ret = ozram_control_register();
 	if (ret)
 		goto out_blkdev;
+	/*
+	 * Before the devices: once a disk exists, udev may open it, and a
+	 * failure after that would have to remove an open disk.  Only the
+	 * ring's device comes after them (ozram_ring_register()).
+	 */
+	ret = ozram_genl_register();
+	if (ret)
+		goto out_control;
 
 	mutex_lock(&ozram_index_mutex);
 	for (i = 0; i < num_devices; i++) {
@@ -424,17 +432,15 @@ static int __init ozram_init(void)
 	}
 	mutex_unlock(&ozram_index_mutex);
 
-	ret = ozram_genl_register();
+	ret = ozram_ring_register();
 	if (ret)
 		goto out_devices;
-	ret = ozram_ring_register();
-	if (ret) {
-		ozram_genl_unregister();
-		goto out_devices;
-	}
 	return 0;
 
 out_devices:
+	ozram_genl_unregister();
+out_control:
+	/* Then no hot_add can race the removal; none made, none to remove. */
 	ozram_control_unregister();
 	ozram_destroy_devices();
 out_blkdev:
