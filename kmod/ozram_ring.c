@@ -114,6 +114,7 @@ static void ozram_ring_free(void)
 	kvfree(r->slots.posted);
 	kvfree(r->reqs);
 	bitmap_free(r->to_store);
+	bitmap_free(r->held);
 	kfree(r->claims);
 	kfree(r->copy_buf);
 	kfree(r->decode_buf);
@@ -133,6 +134,7 @@ static int ozram_ring_alloc(void)
 	r->slots.posted = kvcalloc(n, sizeof(unsigned long), GFP_KERNEL);
 	r->reqs = kvcalloc(n, sizeof(*r->reqs), GFP_KERNEL);
 	r->to_store = bitmap_zalloc(n, GFP_KERNEL);
+	r->held = bitmap_zalloc(n, GFP_KERNEL);
 	r->claims = kmalloc_array(OZRAM_RING_REAP_BATCH, sizeof(*r->claims),
 				  GFP_KERNEL);
 	r->copy_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -141,7 +143,8 @@ static int ozram_ring_alloc(void)
 	if (!r->slots.free_stack || !r->slots.generations ||
 	    !r->slots.states || !r->slots.algorithms || !r->slots.posted ||
 	    !r->reqs || !r->claims ||
-	    !r->to_store || !r->copy_buf || !r->decode_buf || !r->wq) {
+	    !r->to_store || !r->held || !r->copy_buf || !r->decode_buf ||
+	    !r->wq) {
 		ozram_ring_free();
 		return -ENOMEM;
 	}

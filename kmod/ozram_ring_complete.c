@@ -106,7 +106,7 @@ static void ozram_ring_handed_over(const struct ozram_ring_req *req, int ret,
 					  req->ref.ring_slot, by_agent,
 					  req->staged_ns);
 	} else {
-		ozram_ring_held();
+		ozram_ring_held(&req->ref);
 	}
 }
 

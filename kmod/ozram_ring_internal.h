@@ -97,6 +97,11 @@ struct ozram_ring_state {
 	 * agent's context.
 	 */
 	unsigned long *to_store;
+	/*
+	 * Kept slots whose store failed, from the first failure until the
+	 * owner releases the slot (stored at last, rewritten, discarded).
+	 */
+	unsigned long *held;
 
 	struct mutex reap_mutex;	/* see the list above */
 	u32 cq_head;
@@ -124,13 +129,14 @@ struct ozram_ring_state {
 	struct delayed_work timeout_work;
 	struct work_struct store_work;
 	/*
-	 * Queues the held pages (kept slots whose store failed) for
-	 * store_work again, while any stay held; held_delay is its last
-	 * wait, in jiffies, 0 once a try found none held.  Only held_work
-	 * uses it.
+	 * Queues the held pages for store_work again, while any stay held.
+	 * held_delay is its last wait, in jiffies (only held_work uses it);
+	 * held_anew says that a page was held for the first time since, and
+	 * that the waits start again from the shortest.
 	 */
 	struct delayed_work held_work;
 	unsigned long held_delay;
+	bool held_anew;
 	/*
 	 * Admission (ozram_ring_admit.c).  Writers and the park workers
 	 * read these without a lock: admit_closed and admit_closed_at (in
@@ -192,7 +198,7 @@ void ozram_ring_defer(u32 slot);
 bool ozram_ring_take_back(bool all, enum ozram_ring_stat counter);
 void ozram_ring_timeout_fn(struct work_struct *work);
 void ozram_ring_store_fn(struct work_struct *work);
-void ozram_ring_held(void);
+void ozram_ring_held(const struct ozram_stage_ref *ref);
 void ozram_ring_held_fn(struct work_struct *work);
 
 /* ozram_ring_dev.c */

@@ -258,6 +258,7 @@ void ozram_ring_release(u32 slot)
 		ozram_ring_slots_put(&r->slots, slot);
 		r->reqs[slot].ops = NULL;
 		__clear_bit(slot, r->to_store);
+		__clear_bit(slot, r->held);
 	}
 	spin_unlock(&r->lock);
 }

@@ -173,32 +173,51 @@ void ozram_ring_retry_held(struct ozram *oz)
  * while pages stay held.  The ring cannot see memory come back (another
  * device's pages freed, reclaim), so it tries on a clock, and the wait
  * doubles, so that a device that stays at mem_limit compresses its held
- * pages again only now and then.
+ * pages again only now and then.  A page held for the first time starts
+ * the waits again: it is tried a second later, whatever the others wait.
  */
 #define OZRAM_RING_HELD_FIRST	HZ
 #define OZRAM_RING_HELD_LONGEST	(64 * HZ)
 
-/* An owner could not store a page: it is held, and tried again later. */
-void ozram_ring_held(void)
+/*
+ * The owner of staging @ref could not store its page: it is held, and
+ * tried again later.  The page may have been rewritten since the op and
+ * its slot released, or staged anew: only a slot still of @ref is marked.
+ */
+void ozram_ring_held(const struct ozram_stage_ref *ref)
 {
 	struct ozram_ring_state *r = &ozram_ring;
+	u32 slot = ref->ring_slot;
+	bool first = false;
 
-	if (!delayed_work_pending(&r->held_work))
+	spin_lock(&r->lock);
+	if (r->reqs[slot].ops &&
+	    ozram_ring_slots_current(&r->slots, slot, ref->generation))
+		first = !__test_and_set_bit(slot, r->held);
+	spin_unlock(&r->lock);
+	if (first) {
+		/* Set before the timer moves, so that the next run sees it. */
+		WRITE_ONCE(r->held_anew, true);
+		mod_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
+	} else if (!delayed_work_pending(&r->held_work)) {
 		queue_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
+	}
 }
 
 void ozram_ring_held_fn(struct work_struct *work)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 
+	if (xchg(&r->held_anew, false))
+		r->held_delay = 0;
 	if (!ozram_ring_mark_held(NULL)) {
 		r->held_delay = 0;
 		return;
 	}
 	/*
 	 * Queued again before the stores, so that a page that fails in them
-	 * finds this work pending and leaves the wait as it is: it doubles
-	 * until a try finds no page held.
+	 * again finds this work pending and leaves the wait as it is: it
+	 * doubles until a try finds no page held, or one is held anew.
 	 */
 	r->held_delay = clamp_t(unsigned long, 2 * r->held_delay,
 				2 * OZRAM_RING_HELD_FIRST,
