@@ -415,8 +415,9 @@ static int __init ozram_init(void)
 		goto out_blkdev;
 	/*
 	 * Before the devices: once a disk exists, udev may open it, and a
-	 * failure after that would have to remove an open disk.  Only the
-	 * ring's device comes after them (ozram_ring_register()).
+	 * failure after that has to remove disks that may be open.  What
+	 * still can fail then is a later device and the ring's device, which
+	 * comes last (ozram_ring_register()).
 	 */
 	ret = ozram_genl_register();
 	if (ret)

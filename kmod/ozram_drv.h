@@ -76,7 +76,7 @@ struct ozram {
 	 * objects, the objects that touch it and the pass that holds it
 	 * while its write is in flight: a byte per block, in chunks of
 	 * OZRAM_WB_REFS_CHUNK blocks that a pass allocates when it first
-	 * packs a block of theirs (ozram_io_wb_packed.c).
+	 * holds a block of theirs (ozram_io_wb_refs.c).
 	 */
 	struct file *backing_file;
 	struct block_device *bdev;

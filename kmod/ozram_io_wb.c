@@ -420,7 +420,10 @@ static bool ozram_wb_settle(struct ozram_wb_ctl *ctl)
 	return busy;
 }
 
-/* Picks slot @index, if it is a candidate: as ozram_wb_pick_raw(). */
+/*
+ * Picks slot @index, if it is a candidate: as ozram_wb_pick_raw(), and
+ * -ENOMEM from ozram_wb_pick_packed().
+ */
 static int ozram_wb_pick(struct ozram_wb_ctl *ctl, u32 index, bool packing)
 {
 	int size = ozram_wb_classify(ctl, index, packing);
