@@ -136,7 +136,7 @@ struct ozram_ring_state {
 	 */
 	struct delayed_work held_work;
 	unsigned long held_delay;
-	bool held_anew;
+	u32 held_anew;		/* a word for xchg(), used as a bool */
 	/*
 	 * Admission (ozram_ring_admit.c).  Writers and the park workers
 	 * read these without a lock: admit_closed and admit_closed_at (in

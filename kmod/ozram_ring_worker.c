@@ -174,7 +174,9 @@ void ozram_ring_retry_held(struct ozram *oz)
  * device's pages freed, reclaim), so it tries on a clock, and the wait
  * doubles, so that a device that stays at mem_limit compresses its held
  * pages again only now and then.  A page held for the first time starts
- * the waits again: it is tried a second later, whatever the others wait.
+ * the waits again: it is tried within a second, whatever the others wait,
+ * and so are they; a device that keeps holding new pages keeps every
+ * held page on a clock of a second or two.
  */
 #define OZRAM_RING_HELD_FIRST	HZ
 #define OZRAM_RING_HELD_LONGEST	(64 * HZ)
@@ -195,20 +197,26 @@ void ozram_ring_held(const struct ozram_stage_ref *ref)
 	    ozram_ring_slots_current(&r->slots, slot, ref->generation))
 		first = !__test_and_set_bit(slot, r->held);
 	spin_unlock(&r->lock);
-	if (first) {
-		/* Set before the timer moves, so that the next run sees it. */
-		WRITE_ONCE(r->held_anew, true);
-		mod_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
-	} else if (!delayed_work_pending(&r->held_work)) {
+	/* Set before the timer moves, so that the run it brings sees it. */
+	if (first)
+		WRITE_ONCE(r->held_anew, 1);
+	/*
+	 * A first hold brings the next try forward to a second from now, but
+	 * never puts it off: pages held anew less than a second apart must
+	 * not keep every try away.
+	 */
+	if (!delayed_work_pending(&r->held_work))
 		queue_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
-	}
+	else if (first && time_after(READ_ONCE(r->held_work.timer.expires),
+				     jiffies + OZRAM_RING_HELD_FIRST))
+		mod_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
 }
 
 void ozram_ring_held_fn(struct work_struct *work)
 {
 	struct ozram_ring_state *r = &ozram_ring;
 
-	if (xchg(&r->held_anew, false))
+	if (xchg(&r->held_anew, 0))
 		r->held_delay = 0;
 	if (!ozram_ring_mark_held(NULL)) {
 		r->held_delay = 0;
