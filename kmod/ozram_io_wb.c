@@ -445,6 +445,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 {
 	struct ozram_wb_ctl ctl = { .oz = oz, .mode = mode };
 	bool packing = READ_ONCE(oz->wb_compressed);
+	bool looked = false;
 	int ret = 0;
 
 	spin_lock_init(&ctl.lock);
@@ -470,6 +471,18 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 				break;
 			}
 		}
+		/*
+		 * zram takes a block for a page before it looks at the page,
+		 * so on a backing device full from the start its pass fails
+		 * at the first page, a candidate or not: page_index= of a
+		 * page already written back, say.
+		 */
+		if (!looked && ozram_wb_full(oz)) {
+			ozram_wb_refund(&ctl);
+			ret = -ENOSPC;
+			break;
+		}
+		looked = true;
 		picked = ozram_wb_pick(&ctl, index, packing);
 		if (picked == -ENOSPC && ozram_wb_settle(&ctl))
 			picked = ozram_wb_pick(&ctl, index, packing);

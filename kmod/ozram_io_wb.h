@@ -115,6 +115,8 @@ int ozram_wb_read_blocks(struct ozram *oz, unsigned long blk,
  */
 bool ozram_wb_take_block(struct ozram *oz, unsigned long blk);
 unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want);
+/* Whether every block of the backing device is taken. */
+bool ozram_wb_full(struct ozram *oz);
 /* ozram_io_wb.c, for ozram_io_wb_packed.c. */
 bool ozram_wb_candidate(struct ozram *oz, u32 index, unsigned int mode);
 struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl);

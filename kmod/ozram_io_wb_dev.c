@@ -191,6 +191,12 @@ unsigned long ozram_wb_alloc_block(struct ozram *oz, unsigned long want)
 	}
 }
 
+bool ozram_wb_full(struct ozram *oz)
+{
+	/* Block 0 is never taken. */
+	return ozram_stat_read(oz, OZRAM_STAT_BD_PAGES) + 1 >= oz->bd_nr_pages;
+}
+
 void ozram_wb_free_block(struct ozram *oz, unsigned long blk)
 {
 	WARN_ON_ONCE(!test_and_clear_bit(blk, oz->bd_bitmap));

@@ -185,6 +185,10 @@ sysfs_set $S/idle all
 expect_errno ENOSPC sysfs-write $S/writeback idle
 # 256 blocks, the first never used.
 check_eq "$(bd 1)" 255 "bd_count on a full backing device"
+# zram takes a block before it looks at the page: page 0, already written
+# back and so no candidate, still gets ENOSPC.
+expect_errno ENOSPC sysfs-write $S/writeback "page_index=0"
+check_eq "$(bd 1)" 255 "bd_count after page_index= on a full backing device"
 verify "after ENOSPC"
 dev_reset 0
 losetup -d $L2 || fail "the small loop device is still held after reset"
