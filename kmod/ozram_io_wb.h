@@ -2,8 +2,9 @@
 /*
  * Shared by the files of writeback: the backing device and its blocks
  * (ozram_io_wb_dev.c), reading back (ozram_io_wb_read.c), the pass
- * (ozram_io_wb.c), its compressed objects (ozram_io_wb_packed.c) and the
- * counts of their blocks (ozram_io_wb_refs.c).
+ * (ozram_io_wb.c) and its budget (ozram_io_wb_budget.c), its compressed
+ * objects (ozram_io_wb_packed.c) and the counts of their blocks
+ * (ozram_io_wb_refs.c).
  * Nothing else includes it.
  */
 #ifndef OZRAM_IO_WB_H
@@ -123,6 +124,13 @@ struct ozram_wb_batch *ozram_wb_get_batch(struct ozram_wb_ctl *ctl);
 void ozram_wb_submit(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 		     unsigned int nr_pages);
 void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b);
+
+/*
+ * ozram_io_wb_budget.c: ozram_wb_take_budget() takes a page's worth of
+ * writeback_limit (false when it is spent); ozram_wb_refund() gives back
+ * the share of a page that did not go to the backing device.
+ */
+bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl);
 void ozram_wb_refund(struct ozram_wb_ctl *ctl);
 
 /*
