@@ -98,8 +98,9 @@ struct ozram_ring_state {
 	 */
 	unsigned long *to_store;
 	/*
-	 * Kept slots whose store failed, from the first failure until the
-	 * owner releases the slot (stored at last, rewritten, discarded).
+	 * Kept slots whose store failed (the held pages), from the first
+	 * failure until the owner releases the slot (stored at last,
+	 * rewritten, discarded).
 	 */
 	unsigned long *held;
 

@@ -11,6 +11,7 @@
 #define KMSG_COMPONENT "ozram"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/sched.h>
@@ -136,10 +137,9 @@ void ozram_ring_store_fn(struct work_struct *work)
 }
 
 /*
- * Marks for store_work the held pages of @oz (of every device if NULL):
- * the slots the kernel keeps whose store failed.  Ops run under
- * reap_mutex, so with it held a kept slot that waits for no op is one
- * whose owner could not store it.  Return: how many it marked.
+ * Marks for store_work the held pages of @oz (of every device if NULL),
+ * those not queued already.  Under reap_mutex, so that none is in the
+ * middle of an op.  Return: how many it marked.
  */
 static u32 ozram_ring_mark_held(const struct ozram *oz)
 {
@@ -148,9 +148,8 @@ static u32 ozram_ring_mark_held(const struct ozram *oz)
 
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
-	for (slot = 0; slot < r->slots.nr; slot++) {
-		if (r->slots.states[slot] == OZRAM_RING_SLOT_KEPT &&
-		    r->reqs[slot].ops && (!oz || r->reqs[slot].oz == oz) &&
+	for_each_set_bit(slot, r->held, r->slots.nr) {
+		if ((!oz || r->reqs[slot].oz == oz) &&
 		    !test_bit(slot, r->to_store)) {
 			__set_bit(slot, r->to_store);
 			n++;
