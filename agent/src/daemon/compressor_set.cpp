@@ -108,6 +108,7 @@ std::unique_ptr<PageCompressor> CompressorSet::make_at_level(const CpuConfig& co
 
 CompressorSet::CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch)
     : choice_(choice),
+      max_batch_(max_batch),
       scalar_(make_cpu_compressor(Backend::Scalar, cpu)),
       cpu_(make_cpu_compressor(Backend::Cpu, cpu)),
       cpu_config_(cpu) {

@@ -60,8 +60,14 @@ class CompressorSet final : public CompressorPicker {
     // Builds the CPU compressors and, for backend auto or gpu, the GPU one if
     // a device is usable (otherwise logs once and stays on the CPU).  Each is
     // run once on `max_batch` pages so that lazy set-up happens now, not on
-    // the first batch of a system under memory pressure.
+    // the first batch of a system under memory pressure.  `max_batch` is
+    // the most pages a batch will have (largest_batch.hpp): the warm-up and
+    // the GPU's buffers take that many, and the warm-up holds up whoever
+    // waits for the set.
     CompressorSet(BackendChoice choice, const CpuConfig& cpu, std::size_t max_batch);
+
+    // The `max_batch` the set was built for.
+    [[nodiscard]] std::size_t max_batch() const { return max_batch_; }
 
     // The compressor for a batch of `pages` pages: the configured backend, or
     // select_backend() over the active cost model for backend auto.
@@ -97,6 +103,7 @@ class CompressorSet final : public CompressorPicker {
 
   private:
     BackendChoice choice_;
+    std::size_t max_batch_;
     std::unique_ptr<PageCompressor> scalar_;
     std::unique_ptr<PageCompressor> cpu_;
     std::unique_ptr<GpuBatchCompressor> gpu_;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "largest_batch.hpp"
 #include "log.hpp"
 #include "ozram/error.hpp"
 
@@ -89,7 +90,7 @@ DrainLoop::~DrainLoop() {
 }
 
 void DrainLoop::set_batching(std::uint32_t batch_size, std::chrono::microseconds flush) {
-    batch_size_ = std::clamp<std::uint32_t>(batch_size, 1, transport_.view().header.slots);
+    batch_size_ = largest_batch(batch_size, transport_.view().header.slots);
     flush_ = flush;
 }
 

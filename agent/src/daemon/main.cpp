@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "drain_loop.hpp"
 #include "exit_status.hpp"
 #include "kernel_ring.hpp"
+#include "largest_batch.hpp"
 #include "log.hpp"
 #include "metrics_listen.hpp"
 #include "metrics_server.hpp"
@@ -60,6 +62,12 @@ std::unique_ptr<ring::RingTransport> attach(const Options& options) {
         } catch (const ring::NotARingError&) {
             throw;
         } catch (const Error& error) {
+            // The kernel's open() of the ring waits interruptibly (while a
+            // crashed agent's pages drain), and the handlers do not restart
+            // it: a signal is no failure.  A stop ends the loop above.
+            if (error.code().value() == EINTR) {
+                continue;
+            }
             if (!options.wait_for_ring || !ring_absent(error)) {
                 throw;
             }
@@ -69,6 +77,14 @@ std::unique_ptr<ring::RingTransport> attach(const Options& options) {
     return nullptr;
 }
 
+std::span<const std::uint8_t> staging_area(const ring::RingView& view) {
+    return {view.staging, view.header.staging.size};
+}
+
+std::span<std::uint8_t> output_area(const ring::RingView& view) {
+    return {view.output, view.header.output.size};
+}
+
 CpuConfig cpu_config(const Config& config) {
     CpuConfig cpu;
     cpu.threads = config.threads;
@@ -76,15 +92,40 @@ CpuConfig cpu_config(const Config& config) {
     return cpu;
 }
 
-// Built before the agent attaches: the kernel routes pages to the ring from
-// the moment the ring is opened, and calibration, a GPU context and the
-// warm-up batches take far longer than ring_timeout_ms.  Nothing here needs
-// the ring: batches never exceed batch_size, and an LZ4 page above the
-// ring's huge threshold is completed raw by the drain loop.
-std::unique_ptr<CompressorSet> build_compressors(const Options& options, const Config& config) {
+// Compressors for batches of `max_batch` pages at most, run once on that
+// many (largest_batch.hpp).
+std::unique_ptr<CompressorSet> make_compressors(const Config& config, std::uint32_t max_batch) {
+    return std::make_unique<CompressorSet>(config.backend, cpu_config(config), max_batch);
+}
+
+// The cost model, then the compressors.  At start-up they are built before
+// the agent attaches: the kernel routes pages to the ring from the moment
+// the ring is opened, and calibration, a GPU context and the warm-up
+// batches take far longer than ring_timeout_ms.  Nothing here needs the
+// ring: an LZ4 page above the ring's huge threshold is completed raw by the
+// drain loop, and compressors built for more pages than the ring has slots
+// are built again once it is attached (fit_to_ring()).
+std::unique_ptr<CompressorSet> build_compressors(const Options& options, const Config& config,
+                                                 std::uint32_t max_batch) {
     set_active_cost_model(
         load_cost_model(options.cost_model_path, options.recalibrate, config.cost_overrides));
-    return std::make_unique<CompressorSet>(config.backend, cpu_config(config), config.batch_size);
+    return make_compressors(config, max_batch);
+}
+
+// Before attaching, the set was built for batch_size pages; a ring of fewer
+// slots never fills such a batch.  Built again for the largest batch the
+// ring holds, so that the GPU's buffers fit it (locked memory, for good);
+// a warm-up of that many pages is short even with the ring attached.
+void fit_to_ring(std::unique_ptr<CompressorSet>& compressors, const Config& config,
+                 std::uint32_t ring_slots, AgentMetrics& metrics) {
+    const std::uint32_t most = largest_batch(config.batch_size, ring_slots);
+    if (compressors->max_batch() <= most) {
+        return;
+    }
+    compressors = make_compressors(config, most);
+    compressors->set_metrics(&metrics);
+    log_info("compressors built again for batches of " + std::to_string(most) +
+             " pages, the ring's slots");
 }
 
 void apply_batching(DrainLoop& loop, const Config& config) {
@@ -98,8 +139,7 @@ void apply_batching(DrainLoop& loop, const Config& config) {
 // take over the staging area's registration from the old ones (the driver
 // registers a range once).
 void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorSet>& compressors,
-            std::span<const std::uint8_t> staging, std::span<std::uint8_t> output,
-            AgentMetrics& metrics, std::optional<int> running_nice) {
+            const ring::RingView& view, AgentMetrics& metrics, std::optional<int> running_nice) {
     Config config;
     try {
         config = effective_config(options);
@@ -113,14 +153,17 @@ void reload(const Options& options, DrainLoop& loop, std::unique_ptr<CompressorS
     }
     Options cached = options;
     cached.recalibrate = false;
-    // The old compressors go: none of their batches may be in flight.
+    // The old compressors go: none of their batches may be in flight.  The
+    // drain loop waits for the new ones, whose warm-up takes no more pages
+    // than the ring has slots.
     loop.finish_in_flight();
     try {
-        auto fresh = build_compressors(cached, config);
+        auto fresh =
+            build_compressors(cached, config, largest_batch(config.batch_size, view.header.slots));
         fresh->set_metrics(&metrics);
         compressors->release_ring();
         if (config.gpu_staging == GpuStaging::InPlace) {
-            fresh->share_ring(staging, output);
+            fresh->share_ring(staging_area(view), output_area(view));
         }
         loop.set_picker(*fresh);
         compressors = std::move(fresh);
@@ -166,7 +209,8 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
         log_error("--require-mlock: memory could not be locked");
         return EXIT_MLOCK;
     }
-    auto compressors = build_compressors(options, initial);
+    // The ring, and with it the largest batch, is not known yet.
+    auto compressors = build_compressors(options, initial, initial.batch_size);
     // Without a GPU the agent compresses on the CPUs the applications need:
     // it takes only what they leave, and the kernel compresses the rest.
     // With one, each page costs the host less through the agent than inline.
@@ -218,10 +262,9 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     transport->declare_algorithms(((1u << OZRAM_RING_ALG_NR) - 1) |
                                   (levels ? OZRAM_RING_ALGS_LEVELS : 0u));
 
-    const std::span<const std::uint8_t> staging{view.staging, view.header.staging.size};
-    const std::span<std::uint8_t> output{view.output, view.header.output.size};
+    fit_to_ring(compressors, initial, view.header.slots, metrics);
     if (initial.gpu_staging == GpuStaging::InPlace) {
-        compressors->share_ring(staging, output);
+        compressors->share_ring(staging_area(view), output_area(view));
     }
 
     DrainLoop loop(*transport, *compressors, metrics);
@@ -238,7 +281,7 @@ int serve(const Options& options, const Config& initial, std::vector<int> inheri
     try {
         while (!flags.stop) {
             if (flags.reload.exchange(false)) {
-                reload(options, loop, compressors, staging, output, metrics, initial.nice);
+                reload(options, loop, compressors, view, metrics, initial.nice);
             }
             const Step step = loop.step(IDLE_TIMEOUT);
             if (step == Step::Stopping) {
@@ -366,5 +409,8 @@ int run(int argc, char** argv) {
 }  // namespace ozram::daemon
 
 int main(int argc, char** argv) {
+    if (!ozram::daemon::open_standard_streams()) {
+        return ozram::daemon::EXIT_RUNTIME;  // no /dev/null: nowhere to say so either
+    }
     return ozram::cli::finish_stdout("ozramd", ozram::daemon::run(argc, argv));
 }

@@ -51,26 +51,36 @@ bool refused_by_sandbox(int error) {
     return error == EAFNOSUPPORT || error == EPERM || error == EACCES;
 }
 
+// Whether `host` is a numeric address of `family` (inet_pton(3)).
+bool numeric_address(int family, const std::string& host) {
+    in6_addr parsed{};  // room for either family
+    return inet_pton(family, host.c_str(), &parsed) == 1;
+}
+
 }  // namespace
 
 ListenAddress parse_listen_address(std::string_view text) {
     const auto bad = [&]() {
-        return cli::bad_value("--metrics-listen", "PORT, ADDR:PORT or [IPV6]:PORT", text);
+        return cli::bad_value("--metrics-listen", "PORT, IPV4:PORT or [IPV6]:PORT", text);
     };
     ListenAddress address;
     std::string_view port = text;
     if (text.starts_with('[')) {
         const std::size_t close = text.find("]:");
-        if (close == std::string_view::npos || close == 1) {
+        if (close == std::string_view::npos) {
             throw bad();
         }
         address.host = text.substr(1, close - 1);
         port = text.substr(close + 2);
+        if (!numeric_address(AF_INET6, address.host)) {
+            throw bad();
+        }
     } else if (const std::size_t colon = text.rfind(':'); colon != std::string_view::npos) {
         address.host = text.substr(0, colon);
         port = text.substr(colon + 1);
-        if (address.host.find(':') != std::string::npos) {
-            throw bad();  // an IPv6 address needs its brackets
+        // Empty: ":PORT".  An IPv6 address needs its brackets.
+        if (!address.host.empty() && !numeric_address(AF_INET, address.host)) {
+            throw bad();
         }
     }
     if (address.host.empty()) {
@@ -156,13 +166,14 @@ int listen_on(const ListenAddress& address, std::vector<int>& inherited) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
+    // Numeric, as parse_listen_address() checked: no name service is asked.
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
     addrinfo* found = nullptr;
     const std::string service = std::to_string(address.port);
     if (int error = getaddrinfo(address.host.c_str(), service.c_str(), &hints, &found);
         error != 0) {
-        throw Error(EINVAL,
-                    "metrics endpoint: cannot resolve " + where + ": " + gai_strerror(error));
+        throw Error(EINVAL, "metrics endpoint: not a numeric address: " + where + ": " +
+                                gai_strerror(error));
     }
     int listening = -1;
     int saved_errno = EADDRNOTAVAIL;

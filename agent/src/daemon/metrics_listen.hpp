@@ -15,10 +15,11 @@
 
 namespace ozram::daemon {
 
-// Where to listen: "ADDR:PORT", "[IPV6]:PORT", or "PORT" / ":PORT" for the
-// loopback address 127.0.0.1.
+// Where to listen: "IPV4:PORT", "[IPV6]:PORT", or "PORT" / ":PORT" for the
+// loopback address 127.0.0.1.  Numeric addresses only: a host name would be
+// looked up long after start-up, and it could fail or change meanwhile.
 struct ListenAddress {
-    std::string host;
+    std::string host;  // numeric, without brackets
     std::uint16_t port = 0;
 };
 

@@ -9,17 +9,22 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 #include <utility>
 
 #include "log.hpp"
 #include "metrics_http.hpp"
 #include "ozram/error.hpp"
+#include "ozram/sized_thread.hpp"
 
 namespace ozram::daemon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The thread's stack, locked whole by mlockall().  Its deepest use is a
+// scrape: 1 KiB receive buffers, the render callback building the text on
+// the heap, and a log line (vsyslog's buffers) on an error; a few KiB.
+constexpr std::size_t STACK_SIZE = 256 * 1024;
 
 // One connection: the request as it comes in, then the answer as it goes
 // out, both by the deadline.
@@ -148,10 +153,11 @@ MetricsServer::MetricsServer(std::vector<int> listening, std::function<std::stri
     }
     limits_.max_clients = std::max<std::size_t>(limits_.max_clients, 1);
     try {
-        thread_ = std::thread([this] { serve(); });
-    } catch (const std::system_error& error) {
+        thread_ = start_sized_thread<&MetricsServer::serve>(STACK_SIZE, this,
+                                                            "the metrics endpoint's thread");
+    } catch (const Error&) {
         close_all();
-        throw Error(error.code().value(), "metrics endpoint: cannot start its thread");
+        throw;
     }
 }
 
@@ -169,7 +175,7 @@ MetricsServer::~MetricsServer() {
     if (write(stop_fd_, &one, sizeof one) != sizeof one) {
         log_error("metrics endpoint: cannot signal its thread to stop");
     }
-    thread_.join();
+    pthread_join(thread_, nullptr);
     close(stop_fd_);
     for (const int fd : listening_) {
         close(fd);

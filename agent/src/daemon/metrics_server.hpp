@@ -12,12 +12,13 @@
 // waking the thread at once, again and again.
 #pragma once
 
+#include <pthread.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "metrics_listen.hpp"
@@ -65,7 +66,7 @@ class MetricsServer {
     int stop_fd_ = -1;  // an eventfd: written once to end the thread
     std::string bound_;
     std::uint16_t port_ = 0;
-    std::thread thread_;
+    pthread_t thread_{};  // of a small stack (ozram/sized_thread.hpp)
 };
 
 }  // namespace ozram::daemon

@@ -66,6 +66,14 @@ std::string flag_name(std::string_view key) {
     return name;
 }
 
+// `value`, or a usage error when it is empty.
+std::string non_empty(std::string_view flag, std::string_view expected, const char* value) {
+    if (*value == '\0') {
+        throw cli::bad_value(flag, expected, value);
+    }
+    return value;
+}
+
 }  // namespace
 
 const char* usage_text() {
@@ -107,7 +115,8 @@ const char* usage_text() {
            "Monitoring:\n"
            "      --metrics-listen A   serve the agent's metrics in the Prometheus text\n"
            "                           format at http://A/metrics; A is PORT (on\n"
-           "                           127.0.0.1), ADDR:PORT or [IPV6]:PORT (default: off);\n"
+           "                           127.0.0.1), IPV4:PORT or [IPV6]:PORT, numeric\n"
+           "                           addresses only (default: off);\n"
            "                           sockets systemd passes serve them too\n"
            "  -h, --help               show this help and exit\n"
            "  -V, --version            show the version and exit\n"
@@ -130,11 +139,12 @@ Options parse_options(int argc, char** argv) {
                 options.config_path = optarg;
                 options.config_given = true;
                 break;
+            // Empty means "not given" below: as a value it is no ring.
             case OPT_SHM:
-                options.shm_name = optarg;
+                options.shm_name = non_empty("--shm", "the name of a shared memory ring", optarg);
                 break;
             case OPT_DEVICE:
-                options.device_path = optarg;
+                options.device_path = non_empty("--device", "the path of a ring device", optarg);
                 break;
             case 'd':
                 options.daemonize = true;

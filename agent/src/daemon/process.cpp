@@ -53,6 +53,21 @@ void on_reload(int) {
 
 }  // namespace
 
+bool open_standard_streams() {
+    // open() takes the lowest free descriptor: while that is a standard
+    // stream's, the stream was closed and is /dev/null from now on.
+    for (;;) {
+        const int fd = ::open("/dev/null", O_RDWR);  // inherited, as streams are
+        if (fd < 0) {
+            return false;
+        }
+        if (fd > STDERR_FILENO) {
+            ::close(fd);
+            return true;
+        }
+    }
+}
+
 void daemonize() {
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) < 0) {

@@ -7,6 +7,13 @@
 
 namespace ozram::daemon {
 
+// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed, so that
+// no descriptor the agent opens later (daemonize()'s readiness pipe, a
+// socket, the ring) takes a standard stream's number, to be overwritten or
+// written to as a stream.  Called first thing in main(); false when
+// /dev/null cannot be opened.
+[[nodiscard]] bool open_standard_streams();
+
 // Detaches from the terminal: fork, setsid, fork, chdir("/"), stdio on
 // /dev/null, other descriptors closed.  The original process waits until the
 // daemon calls report_ready() (or exits) and exits with that status, so a

@@ -171,17 +171,19 @@ TEST(Options, UsageErrorsAreReported) {
     }
 }
 
+// The usage error of a command line, or "no error".
+std::string error_of_flags(std::vector<std::string> words) {
+    auto argv = argv_of(words);
+    try {
+        (void)ozram::daemon::parse_options(static_cast<int>(words.size()), argv.data());
+    } catch (const ozram::cli::UsageError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
 // Worded as every tool words them, naming the flag rather than the setting.
 TEST(Options, UsageErrorsNameTheFlag) {
-    const auto error_of_flags = [](std::vector<std::string> words) {
-        auto argv = argv_of(words);
-        try {
-            (void)ozram::daemon::parse_options(static_cast<int>(words.size()), argv.data());
-        } catch (const ozram::cli::UsageError& error) {
-            return std::string(error.what());
-        }
-        return std::string("no error");
-    };
     EXPECT_EQ(error_of_flags({"ozramd", "--batch-size", "0"}),
               "--batch-size: expected an integer in 1..65536, got '0'");
     EXPECT_EQ(error_of_flags({"ozramd", "--huge-threshold", "4097"}),
@@ -192,6 +194,17 @@ TEST(Options, UsageErrorsNameTheFlag) {
     EXPECT_EQ(error_of_flags({"ozramd", "-vx"}), "unknown option '-x'");
     EXPECT_EQ(error_of_flags({"ozramd", "--threads"}), "option '--threads' needs an argument");
     EXPECT_EQ(error_of_flags({"ozramd", "stray"}), "unexpected argument 'stray'");
+}
+
+// An empty name is no ring: it must not fall back to the kernel's device,
+// nor slip past the check that --shm and --device exclude each other.
+TEST(Options, AnEmptyRingNameOrPathIsAUsageError) {
+    EXPECT_EQ(error_of_flags({"ozramd", "--shm", ""}),
+              "--shm: expected the name of a shared memory ring, got ''");
+    EXPECT_EQ(error_of_flags({"ozramd", "--device", ""}),
+              "--device: expected the path of a ring device, got ''");
+    EXPECT_NE(error_of_flags({"ozramd", "--shm", "", "--device", "/dev/x"}), "no error");
+    EXPECT_NE(error_of_flags({"ozramd", "--device", "", "--shm", "ring0"}), "no error");
 }
 
 }  // namespace

@@ -120,6 +120,19 @@ class Ozramd {
     std::optional<int> status_;
 };
 
+// Waits until the agent's log holds `text`.
+inline bool log_shows(const Ozramd& agent, const std::string& text,
+                      std::chrono::milliseconds limit = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (agent.log().find(text) != std::string::npos) {
+            return true;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return false;
+}
+
 inline std::string unique_name(const char* what) {
     return std::string("ozram-test-") + what + "-" + std::to_string(::getpid());
 }

@@ -32,6 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 using ozram::ring::ShmRingOwner;
 using ozram::test::agent_args;
+using ozram::test::log_shows;
 using ozram::test::make_ring;
 using ozram::test::Ozramd;
 using ozram::test::Scratch;
@@ -238,19 +239,6 @@ TEST(Ozramd, MissingRingAndUsageErrorsHaveTheirOwnStatus) {
 }  // namespace
 
 namespace {
-
-// Waits until the agent's log holds `text`.
-bool log_shows(const Ozramd& agent, const std::string& text,
-               std::chrono::milliseconds limit = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (agent.log().find(text) != std::string::npos) {
-            return true;
-        }
-        std::this_thread::sleep_for(10ms);
-    }
-    return false;
-}
 
 // The nice value of each of the process's threads, from /proc/PID/task/*/stat
 // (field 19; the name in field 2 is in parentheses and may hold spaces).
