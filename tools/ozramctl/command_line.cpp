@@ -65,7 +65,8 @@ class Parser {
         } else if (name == "-V" || name == "--version") {
             flag(line_.version);
         } else if (name == "-j" || name == "--json") {
-            flag(line_.json);
+            arguments_.flag();
+            choose_format("json", "--json");
         } else if (name == "-b" || name == "--bytes") {
             flag(line_.bytes);
         } else if (name == "--format") {
@@ -141,11 +142,22 @@ class Parser {
     }
 
     void format(std::string_view name, std::string_view value) {
-        line_.json = value == "json";
-        line_.prometheus = value == "prometheus";
-        if (value != "text" && !line_.json && !line_.prometheus) {
+        if (value != "text" && value != "json" && value != "prometheus") {
             throw ozram::cli::bad_value(name, "text, json or prometheus", value);
         }
+        choose_format(value, std::string(name) + " " + std::string(value));
+    }
+
+    // -j and --format each name the output format: one that names another
+    // than an earlier one is refused, not obeyed over it.
+    void choose_format(std::string_view format, const std::string& option) {
+        if (!format_.empty() && format != format_) {
+            throw UsageError(option + " conflicts with " + format_option_);
+        }
+        format_ = format;
+        format_option_ = option;
+        line_.json = format == "json";
+        line_.prometheus = format == "prometheus";
     }
 
     static std::uint64_t parse_size_option(std::string_view name, std::string_view text) {
@@ -253,6 +265,8 @@ class Parser {
     ozram::cli::Arguments arguments_;
     CommandLine line_;
     std::optional<std::string> type_;
+    std::string format_;         // "text", "json" or "prometheus"; empty: none given
+    std::string format_option_;  // the option that chose it, as the user would write it
 };
 
 }  // namespace

@@ -139,6 +139,31 @@ TEST(CommandLine, UsageErrors) {
     EXPECT_THROW(parse({"setup", "--size="}), ozram::cli::UsageError);
 }
 
+// One output format: -j and --format name one each, and two that differ
+// are refused rather than one of them dropped.
+TEST(CommandLine, ConflictingOutputFormatsAreAUsageError) {
+    const auto error_of = [](std::initializer_list<std::string_view> args) {
+        try {
+            (void)parse(args);
+        } catch (const ozram::cli::UsageError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error_of({"stats", "--format", "prometheus", "-j"}),
+              "--json conflicts with --format prometheus");
+    EXPECT_EQ(error_of({"stats", "-j", "--format", "prometheus"}),
+              "--format prometheus conflicts with --json");
+    EXPECT_EQ(error_of({"stats", "--json", "--format=text"}),
+              "--format text conflicts with --json");
+    EXPECT_EQ(error_of({"stats", "--format", "json", "--format", "prometheus"}),
+              "--format prometheus conflicts with --format json");
+    // The same format twice is no conflict.
+    EXPECT_TRUE(parse({"stats", "-j", "--format", "json"}).json);
+    EXPECT_TRUE(parse({"stats", "--format", "prometheus", "--format", "prometheus"}).prometheus);
+    EXPECT_FALSE(parse({"stats", "--format", "text", "--format", "text"}).json);
+}
+
 TEST(CommandLine, DoubleDashEndsOptions) {
     EXPECT_THROW(parse({"stats", "--", "-j"}), ozram::cli::UsageError);  // "-j" is then a device
     EXPECT_EQ(parse({"stats", "--", "2"}).device, 2u);
