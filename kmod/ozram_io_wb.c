@@ -104,7 +104,7 @@ static void ozram_wb_finish_raw(struct ozram_wb_ctl *ctl,
 		ozram_slot_unlock(oz, index);
 		if (!moved) {
 			ozram_wb_free_block(oz, b->first + i);
-			ozram_wb_refund(ctl);
+			ozram_wb_refund(ctl, b->charge[i]);
 		}
 	}
 }
@@ -341,6 +341,7 @@ static int ozram_wb_pick_raw(struct ozram_wb_ctl *ctl, u32 index)
 		return 0;
 	if (!cur->nr)
 		cur->first = ctl->spare;
+	cur->charge[cur->nr] = ctl->charge;
 	cur->index[cur->nr++] = index;
 	ctl->spare = 0;
 	if (cur->nr == OZRAM_WB_BATCH)
@@ -388,7 +389,7 @@ static int ozram_wb_pick(struct ozram_wb_ctl *ctl, u32 index, bool packing)
 static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 			 u32 count)
 {
-	struct ozram_wb_ctl ctl = { .oz = oz, .mode = mode };
+	struct ozram_wb_ctl ctl = { .oz = oz, .mode = mode, .stamp = 1 };
 	bool packing = READ_ONCE(oz->wb_compressed);
 	bool looked = false;
 	int ret = 0;
@@ -423,7 +424,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 		 * page already written back, say.
 		 */
 		if (!looked && ozram_wb_full(oz)) {
-			ozram_wb_refund(&ctl);
+			ozram_wb_refund(&ctl, ctl.charge);
 			ret = -ENOSPC;
 			break;
 		}
@@ -432,7 +433,7 @@ static int ozram_wb_pass(struct ozram *oz, unsigned int mode, u32 index,
 		if (picked == -ENOSPC && ozram_wb_settle(&ctl))
 			picked = ozram_wb_pick(&ctl, index, packing);
 		if (picked <= 0)
-			ozram_wb_refund(&ctl);
+			ozram_wb_refund(&ctl, ctl.charge);
 		if (picked < 0) {
 			ret = picked;
 			break;

@@ -73,6 +73,8 @@ struct ozram_wb_batch {
 	unsigned int tail_objs;
 	blk_status_t status;
 	u32 index[OZRAM_WB_MAX_OBJS];
+	/* The budget each page took: its pass's stamp then, 0 for none. */
+	u32 charge[OZRAM_WB_MAX_OBJS];
 	u32 off[OZRAM_WB_MAX_OBJS];
 	u16 size[OZRAM_WB_MAX_OBJS];
 };
@@ -96,12 +98,17 @@ struct ozram_wb_ctl {
 	/* The last failed write's errno, 0 if none failed. */
 	int io_err;
 	/*
-	 * Budget units of writeback_limit this pass took and has not given
-	 * back, since the user last wrote the limit (the device's
-	 * wb_limit_writes was then limit_writes); under its wb_limit_lock.
+	 * The user's writes of writeback_limit and writeback_limit_enable:
+	 * limit_writes is the device's wb_limit_writes as the pass last saw
+	 * it, and stamp, never 0, changes with it.  A page's budget is given
+	 * back only under the stamp it was taken under, so that a page picked
+	 * before a write never gives back what one picked after it took.
+	 * Under the device's wb_limit_lock.
 	 */
-	unsigned long charged;
 	u64 limit_writes;
+	u32 stamp;
+	/* What the page being picked took: the stamp, or 0 for nothing. */
+	u32 charge;
 };
 
 /* The most blocks one object lies in: it may span two. */
@@ -127,11 +134,12 @@ void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b);
 
 /*
  * ozram_io_wb_budget.c: ozram_wb_take_budget() takes a page's worth of
- * writeback_limit (false when it is spent); ozram_wb_refund() gives back
- * the share of a page that did not go to the backing device.
+ * writeback_limit for the page about to be picked (false when it is spent),
+ * and leaves in ctl->charge what it took; ozram_wb_refund() gives back
+ * @charge, what a page that did not go to the backing device took.
  */
 bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl);
-void ozram_wb_refund(struct ozram_wb_ctl *ctl);
+void ozram_wb_refund(struct ozram_wb_ctl *ctl, u32 charge);
 
 /*
  * ozram_io_wb_refs.c, the counts of packed blocks:

@@ -21,27 +21,28 @@
 static void ozram_wb_budget_since_user(struct ozram_wb_ctl *ctl)
 {
 	if (ctl->limit_writes != ctl->oz->wb_limit_writes) {
-		ctl->charged = 0;
 		ctl->limit_writes = ctl->oz->wb_limit_writes;
+		/* 0 is a page that took nothing. */
+		if (!++ctl->stamp)
+			ctl->stamp = 1;
 	}
 }
 
 /*
- * Gives back the budget of a page that did not go to the backing device.
- * Only what the pass took: the limit may have been enabled after it picked
- * the page, and a refund of budget never taken would raise the limit.
+ * Gives back the budget of a page that did not go to the backing device,
+ * if it took any since the user last wrote the limit: the limit may have
+ * been enabled, or written, after the pass picked the page.
  */
-void ozram_wb_refund(struct ozram_wb_ctl *ctl)
+void ozram_wb_refund(struct ozram_wb_ctl *ctl, u32 charge)
 {
 	struct ozram *oz = ctl->oz;
 
+	if (!charge)
+		return;
 	spin_lock(&oz->wb_limit_lock);
 	ozram_wb_budget_since_user(ctl);
-	if (ctl->charged) {
-		ctl->charged -= OZRAM_WB_UNITS;
-		if (oz->wb_limit_enable)
-			oz->bd_wb_limit += OZRAM_WB_UNITS;
-	}
+	if (charge == ctl->stamp && oz->wb_limit_enable)
+		oz->bd_wb_limit += OZRAM_WB_UNITS;
 	spin_unlock(&oz->wb_limit_lock);
 }
 
@@ -51,6 +52,7 @@ bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl)
 	struct ozram *oz = ctl->oz;
 	bool ok = true;
 
+	ctl->charge = 0;
 	spin_lock(&oz->wb_limit_lock);
 	ozram_wb_budget_since_user(ctl);
 	if (oz->wb_limit_enable) {
@@ -58,7 +60,7 @@ bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl)
 			ok = false;
 		} else {
 			oz->bd_wb_limit -= OZRAM_WB_UNITS;
-			ctl->charged += OZRAM_WB_UNITS;
+			ctl->charge = ctl->stamp;
 		}
 	}
 	spin_unlock(&oz->wb_limit_lock);

@@ -240,6 +240,7 @@ int ozram_wb_pick_packed(struct ozram_wb_ctl *ctl, u32 index,
 	else
 		b->tail_objs = 1;
 	b->index[b->nr] = index;
+	b->charge[b->nr] = ctl->charge;
 	b->off[b->nr] = off;
 	b->size[b->nr] = size;
 	b->nr++;
@@ -283,7 +284,7 @@ void ozram_wb_finish_packed(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b,
 		}
 		ozram_slot_unlock(oz, index);
 		if (!moved)
-			ozram_wb_refund(ctl);
+			ozram_wb_refund(ctl, b->charge[i]);
 	}
 	ozram_wb_release_blocks(oz, b, 0);
 }

@@ -280,6 +280,36 @@ sysfs_set $S/writeback_limit_enable 0
 dev_reset 0
 dmsetup remove ozwb && dmsetup remove ozerr || fail "the dm devices are still held after reset"
 
+step "writeback_limit written during a pass: pages picked before give back nothing"
+# Every write lands 5 s late.  The pass picks pages with no limit, then a
+# limit of one page is written, and the pages in flight go stale as they
+# are rewritten: they took nothing, so they give nothing back, and one
+# page, the first idle one past the rewrite, is all the limit writes.
+M=$(dm_create ozwb "0 $sectors delay $L 0 0 $L 0 5000")
+sysfs_set $S/backing_dev "$M"
+dev_setup 0 64M
+fill
+sysfs_set $S/idle all
+sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
+wb=$!
+sleep 1
+sysfs_set $S/writeback_limit 1
+sysfs_set $S/writeback_limit_enable 1
+# The first 2,048 pages, the pass's picks so far among them, rewritten as
+# they were: no longer idle, and stale where they are in flight.
+dd if=/tmp/data.bin of=$D bs=1M count=8 oflag=direct conv=notrunc 2>/dev/null ||
+	fail "the rewrite failed"
+kill -0 $wb 2>/dev/null || fail "the writeback ended before the rewrite: the check proves nothing"
+wait $wb || true # sysfs-write exits 1 on an errno: its output says which
+check_eq "$(tail -n 1 /tmp/wb.out)" EIO "the pass, its limit spent"
+check_eq "$(awk '$1 >= 2048 && $3 ~ /w/ { n++ } END { print n + 0 }' $STATE)" 1 \
+	"pages past the rewrite written back with a limit of one"
+check_eq "$(cat $S/writeback_limit)" 0 "writeback_limit"
+verify "after the limit written during the pass"
+sysfs_set $S/writeback_limit_enable 0
+dev_reset 0
+dmsetup remove ozwb || fail "the dm device is still held after reset"
+
 step "a small backing device whose writes fail: every page is tried, EIO"
 # 255 usable blocks for 4608 pages: the blocks of failed writes are used
 # again, as zram's one block is, and the pass ends with the writes' error,
