@@ -114,12 +114,17 @@ static int ozram_store_same(struct ozram *oz, u32 index,
 			    unsigned long element,
 			    const struct ozram_stage_ref *ref)
 {
+	bool idle;
 	int ret;
 
 	ozram_slot_lock(oz, index);
 	ret = ozram_store_allowed(oz, index, ref);
 	if (!ret) {
+		/* A staged page's result keeps its idle mark (ozram_obj). */
+		idle = ref && ozram_test_flag(oz, index, OZRAM_SLOT_IDLE);
 		ozram_free_slot(oz, index);
+		if (idle)
+			ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
 		ozram_set_flag(oz, index, OZRAM_SLOT_SAME);
 		oz->table[index].element = element;
 		ozram_stat_inc(oz, OZRAM_STAT_SAME_PAGES);
@@ -145,6 +150,7 @@ static int ozram_store_compressed(struct ozram *oz, u32 index,
 		.len = len,
 		.prio = OZRAM_PRIMARY_COMP,
 		.source = source,
+		.same_page = !!ref,
 	};
 
 	return ozram_store_object(oz, index, &obj, gfp, ozram_store_allowed,
@@ -259,10 +265,10 @@ static int ozram_staged_stored_in_place(const struct ozram_ring_req *req,
 					const struct ozram_ring_result *result,
 					bool may_reclaim)
 {
-	const struct ozram_obj obj = ozram_obj_of_result(result,
-							 OZRAM_PRIMARY_COMP,
-							 false);
+	struct ozram_obj obj = ozram_obj_of_result(result, OZRAM_PRIMARY_COMP,
+						   false);
 
+	obj.same_page = true;
 	return ozram_store_object(req->oz, req->index, &obj,
 				  ozram_ring_gfp(may_reclaim),
 				  ozram_store_allowed, &req->ref);

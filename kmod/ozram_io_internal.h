@@ -36,6 +36,12 @@ struct ozram_obj {
 	 */
 	bool replacing;
 	/*
+	 * It is the slot's own page, staged or parked, in its stored form:
+	 * the slot keeps its idle mark, which only an access, a free, a
+	 * recompression or a writeback drops, as in zram.
+	 */
+	bool same_page;
+	/*
 	 * @buf is memory that another may rewrite (an agent's output slot):
 	 * it is copied once, and @check (NULL: none) must pass the copy, in
 	 * the object, before the object is used.

@@ -278,6 +278,7 @@ static int ozram_park_compress_locked(struct ozram *oz, u32 index,
 static int ozram_park_flush(struct ozram *oz, u32 index, bool stage)
 {
 	struct page *page;
+	bool idle;
 	int ret;
 
 	ozram_slot_lock(oz, index);
@@ -285,6 +286,8 @@ static int ozram_park_flush(struct ozram *oz, u32 index, bool stage)
 		ozram_slot_unlock(oz, index);
 		return 0;
 	}
+	/* The page staged or stored keeps its idle mark (ozram_obj). */
+	idle = ozram_test_flag(oz, index, OZRAM_SLOT_IDLE);
 	page = ozram_parked_page(oz, index);
 	if (stage) {
 		/* No fallback event: the page stays parked, its writer gone. */
@@ -294,6 +297,8 @@ static int ozram_park_flush(struct ozram *oz, u32 index, bool stage)
 	}
 	ret = ozram_park_compress_locked(oz, index, page);
 out:
+	if (!ret && idle)
+		ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
 	ozram_slot_unlock(oz, index);
 	return ret;
 }

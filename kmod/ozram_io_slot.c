@@ -172,10 +172,15 @@ void ozram_make_room(struct ozram *oz)
 void ozram_obj_install(struct ozram *oz, u32 index, const struct ozram_obj *obj,
 		       unsigned long handle)
 {
+	bool idle = obj->same_page &&
+		    ozram_test_flag(oz, index, OZRAM_SLOT_IDLE);
+
 	ozram_free_slot(oz, index);
 	oz->table[index].handle = handle;
 	ozram_obj_account(oz, index, obj);
 	ozram_stat_add(oz, OZRAM_STAT_ORIG_DATA, PAGE_SIZE);
+	if (idle)
+		ozram_set_flag(oz, index, OZRAM_SLOT_IDLE);
 }
 
 /*

@@ -6,8 +6,9 @@
 # the rest compressed by their writer; every byte reads back while parked,
 # after an overwrite and a discard of parked pages, after SIGCONT (the
 # agent compresses them), after ring_timeout_ms of a stopped agent (the
-# kernel compresses them), after a kill -9, and across a reset.  Reclaim
-# never parks: a swapping memory hog leaves parked_total unchanged.
+# kernel compresses them), after a kill -9, and across a reset.  A page
+# marked idle while parked keeps its mark once stored.  Reclaim never
+# parks: a swapping memory hog leaves parked_total unchanged.
 
 [ "${AGENT:-none}" = cpu ] || fail "this scenario needs the agent (tests/vm/run --agent cpu)"
 
@@ -35,6 +36,12 @@ region_md5() {
 	dd if=$D bs=1M skip=$(($1 * MB)) count=$MB iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1
 }
 check_region() { check_eq "$(region_md5 $1)" "$(md5 ${3:-/tmp/r$1.bin})" "region $1, $2"; }
+# idle_in N: the pages of region N marked idle in block_state.
+idle_in() {
+	awk -v a=$(($1 * PAGES)) -v b=$((($1 + 1) * PAGES)) \
+		'$1 >= a && $1 < b && $3 ~ /i$/ { n++ } END { print n + 0 }' \
+		/sys/kernel/debug/ozram/ozram0/block_state
+}
 
 step "agent stopped: written pages are parked, and read back while parked"
 echo 30000 >/sys/module/ozram/parameters/ring_timeout_ms
@@ -63,11 +70,14 @@ check_eq "$(region_md5 1)" "$(dd if=/dev/zero bs=1M count=$MB 2>/dev/null | md5s
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((PAGES * 4096)) "orig_data_size after the discard"
 
 step "SIGCONT: the agent compresses the parked pages"
+# Marked idle while staged or parked: storing them is no access.
+sysfs_set $S/idle all
 a0=$(backend_field agent_cpu_pages)
 kill -CONT "$(agent_pid)"
 ring_settle 0
 note "after SIGCONT: $(tr '\n' ' ' <$S/backend_stat)"
 check_eq "$(backend_field parked_pages)" 0 "parked pages left"
+check_eq "$(idle_in 0)" $PAGES "pages of region 0 still idle once stored"
 check_cmp "$(($(backend_field agent_cpu_pages) - a0))" -ge $((PAGES / 2)) "pages the agent compressed"
 check_region 0 "compressed by the agent" /tmp/r0new.bin
 check_eq "$(stat_field $S/mm_stat orig_data_size)" $((PAGES * 4096)) "orig_data_size once stored"
@@ -77,6 +87,7 @@ echo 300 >/sys/module/ozram/parameters/ring_timeout_ms
 kill -STOP "$(agent_pid)"
 k0=$(backend_field kernel_pages)
 write_region 2
+sysfs_set $S/idle all
 note "while stopped: $(tr '\n' ' ' <$S/backend_stat)"
 i=0
 while [ "$(backend_field parked_pages)" != 0 ]; do
@@ -85,6 +96,7 @@ while [ "$(backend_field parked_pages)" != 0 ]; do
 	sleep 0.1
 done
 check_cmp "$(($(backend_field kernel_pages) - k0))" -ge $((PAGES / 2)) "pages the kernel compressed"
+check_eq "$(idle_in 2)" $PAGES "pages of region 2 still idle once the kernel stored them"
 check_region 2 "compressed by the kernel during the stall"
 kill -CONT "$(agent_pid)"
 ring_settle 0
