@@ -346,8 +346,16 @@ static void ozram_park_fn(struct work_struct *work)
 	/* Never wait for init_lock: a reset holds it and cancels this work. */
 	if (!down_read_trylock(&oz->init_lock))
 		goto again;
-	if (!ozram_init_done(oz) || !kfifo_initialized(&oz->park_fifo) ||
-	    kfifo_is_empty(&oz->park_fifo)) {
+	if (!ozram_init_done(oz) || !kfifo_initialized(&oz->park_fifo)) {
+		up_read(&oz->init_lock);
+		return;
+	}
+	if (kfifo_is_empty(&oz->park_fifo)) {
+		/*
+		 * Nothing parked, whoever staged the last page, a batch or a
+		 * probe: keep the pool a second for the next writer.
+		 */
+		queue_delayed_work(ozram_park_wq, &oz->park_pool_work, HZ);
 		up_read(&oz->init_lock);
 		return;
 	}
@@ -373,15 +381,9 @@ static void ozram_park_fn(struct work_struct *work)
 		/* A batch may compress 256 pages, zstd's at that. */
 		cond_resched();
 	}
-	if (!ret && kfifo_is_empty(&oz->park_fifo)) {
-		/* Nothing parked: keep the pool a second for the next writer. */
-		queue_delayed_work(ozram_park_wq, &oz->park_pool_work, HZ);
-		up_read(&oz->init_lock);
-		return;
-	}
 	up_read(&oz->init_lock);
 	if (!ret)
-		delay = 0;	/* a full batch: more to do at once */
+		delay = 0;	/* a full batch, or the last: look again at once */
 	else if (ret == -ENOMEM)
 		ozram_make_room(oz);	/* at mem_limit: compact, then retry */
 	else if (ret != -EBUSY && ret != -EAGAIN)
