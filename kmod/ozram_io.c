@@ -228,8 +228,14 @@ static int ozram_compress_inline(struct ozram *oz, struct page *page,
 
 	if (len >= ozram_huge_class_size) {
 		ozram_comp_stream_put(comp);
-		return ozram_store_raw(oz, index, page, may_reclaim ?
-				       OZRAM_GFP_WAIT : OZRAM_GFP_NOWAIT, ref);
+		/* As zram: reclaim only once the allocation has to wait. */
+		ret = ozram_store_raw(oz, index, page, OZRAM_GFP_NOWAIT, ref);
+		if (ret == -EAGAIN && may_reclaim) {
+			ozram_stat_inc(oz, OZRAM_STAT_WRITESTALL);
+			ret = ozram_store_raw(oz, index, page, OZRAM_GFP_WAIT,
+					      ref);
+		}
+		return ret;
 	}
 
 	ret = ozram_store_compressed(oz, index, strm->buffer, len,

@@ -66,7 +66,8 @@ static int ozram_parse_size(const char *buf, size_t len, u64 *size)
 		return -EINVAL;
 	if (len && buf[len - 1] == '\n')
 		len--;
-	if (!len || len >= sizeof(text))
+	/* kstrtoull() takes a leading '+', which zram's memparse() does not. */
+	if (!len || len >= sizeof(text) || buf[0] == '+')
 		return -EINVAL;
 	memcpy(text, buf, len);
 	text[len] = '\0';

@@ -24,6 +24,8 @@ expect_errno EINVAL sysfs-write $S/disksize 17179869184E
 expect_errno EINVAL sysfs-write $S/disksize 1Gjunk
 expect_errno EINVAL sysfs-write $S/disksize "4M 4M"
 expect_errno EINVAL sysfs-write -e $S/disksize '4M\0x'
+# As zram's memparse(): no sign.
+expect_errno EINVAL sysfs-write $S/disksize +4M
 check_eq "$(cat $S/initstate)" 0 "initstate after refused sizes"
 check_eq "$(cat $S/disksize)" 0 "disksize after refused sizes"
 
@@ -38,6 +40,7 @@ expect_errno EINVAL sysfs-write $S/comp_algorithm "lz4 lz4"
 expect_errno EINVAL sysfs-write $S/max_comp_streams many
 expect_errno EINVAL sysfs-write $S/mem_used_max ""
 expect_errno EINVAL sysfs-write $S/mem_limit ""
+expect_errno EINVAL sysfs-write $S/mem_limit +4M
 expect_errno OK sysfs-write $S/mem_used_max 0
 expect_errno EINVAL sysfs-write $S/compact 1
 expect_errno EINVAL sysfs-write $S/idle all
