@@ -25,7 +25,37 @@ MODULE_PARM_DESC(ring_slots,
 		 "Staging slots of the offload ring (power of two, 1..32768)");
 
 static unsigned int ring_timeout_ms = 1000;
-module_param(ring_timeout_ms, uint, 0644);
+/*
+ * Whether the time-out worker exists, for ozram_ring_timeout_set(); under
+ * the module's kernel_param_lock, as every write of a parameter is.
+ */
+static bool ozram_ring_timeout_live;
+
+/*
+ * A shorter ring_timeout_ms holds for the pages already in flight too: the
+ * time-out worker, queued with the old time, runs within the new one.
+ * (A longer one needs nothing: the worker re-arms itself with it.)
+ */
+static int ozram_ring_timeout_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	struct ozram_ring_state *r = &ozram_ring;
+	unsigned int old = READ_ONCE(ring_timeout_ms);
+	int ret = param_set_uint(val, kp);
+
+	if (!ret && ozram_ring_timeout_live &&
+	    READ_ONCE(ring_timeout_ms) < old &&
+	    delayed_work_pending(&r->timeout_work))
+		mod_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
+	return ret;
+}
+
+static const struct kernel_param_ops ozram_ring_timeout_ops = {
+	.set = ozram_ring_timeout_set,
+	.get = param_get_uint,
+};
+module_param_cb(ring_timeout_ms, &ozram_ring_timeout_ops, &ring_timeout_ms,
+		0644);
 MODULE_PARM_DESC(ring_timeout_ms,
 		 "Milliseconds without progress from the agent before the kernel compresses the pages it holds (min 10)");
 
@@ -44,6 +74,13 @@ struct ozram_ring_state ozram_ring;
 unsigned long ozram_ring_timeout(void)
 {
 	return msecs_to_jiffies(max(READ_ONCE(ring_timeout_ms), 10U));
+}
+
+static void ozram_ring_timeout_live_set(bool live)
+{
+	kernel_param_lock(THIS_MODULE);
+	ozram_ring_timeout_live = live;
+	kernel_param_unlock(THIS_MODULE);
 }
 
 bool ozram_ring_verify(void)
@@ -197,6 +234,7 @@ int ozram_ring_init(void)
 	RCU_INIT_POINTER(r->mem, mem);
 	ozram_ring_slots_init(&r->slots, r->geo.slots,
 			      r->geo.huge_threshold);
+	ozram_ring_timeout_live_set(true);
 	return 0;
 }
 
@@ -218,6 +256,7 @@ void ozram_ring_exit(void)
 {
 	if (ozram_ring.registered)
 		ozram_ring_dev_unregister();
+	ozram_ring_timeout_live_set(false);
 	cancel_delayed_work_sync(&ozram_ring.timeout_work);
 	/*
 	 * held_work may queue store_work, so it goes first; store_work

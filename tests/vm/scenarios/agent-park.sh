@@ -101,6 +101,29 @@ check_region 2 "compressed by the kernel during the stall"
 kill -CONT "$(agent_pid)"
 ring_settle 0
 
+step "ring_timeout_ms lowered with pages in flight: they are taken back in the new time"
+echo 600000 >/sys/module/ozram/parameters/ring_timeout_ms
+kill -STOP "$(agent_pid)"
+sleep 1 # the time-out worker of the last step, if still queued, has run
+t0=$(backend_field ring_timeouts_total)
+dd if=/tmp/r3.bin of=$D bs=4096 count=64 seek=$((3 * PAGES)) oflag=direct 2>/dev/null ||
+	fail "write of 64 pages failed"
+# Admission, closed by the last stall, stages a probe and parks the rest.
+staged=$(backend_field staged_pages)
+check_cmp "$staged" -gt 0 "pages staged, the time-out worker queued for 600 s"
+echo 300 >/sys/module/ozram/parameters/ring_timeout_ms
+i=0
+while [ "$(backend_field staged_pages)" != 0 ] || [ "$(backend_field parked_pages)" != 0 ]; do
+	i=$((i + 1))
+	[ $i -le 100 ] || fail "pages still staged 10 s after ring_timeout_ms became 300: $(backend_field staged_pages)"
+	sleep 0.1
+done
+check_cmp "$(($(backend_field ring_timeouts_total) - t0))" -ge "$staged" "pages taken back by the time-out"
+check_eq "$(dd if=$D bs=4096 count=64 skip=$((3 * PAGES)) iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" \
+	"$(head -c $((64 * 4096)) /tmp/r3.bin | md5sum | cut -d' ' -f1)" "the 64 pages, stored by the kernel"
+kill -CONT "$(agent_pid)"
+ring_settle 0
+
 step "the parking limit: at most park_limit_mb of pages are held"
 # Regions 3 to 6 hold more than the limit beyond the ring's 1024 slots.
 [ $((4 * PAGES - 1024)) -gt $limit ] || fail "4 regions do not reach the limit of $limit pages"
