@@ -68,7 +68,7 @@ static int ozram_ring_attach(void)
 		r->agent_levels = false;
 		r->last_progress = jiffies;
 		ozram_ring_admit_reset();
-		r->attached = true;
+		WRITE_ONCE(r->attached, true);
 		spin_unlock(&r->lock);
 	}
 	mutex_unlock(&r->reap_mutex);
@@ -93,7 +93,7 @@ static void ozram_ring_detach(void)
 		return;
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
-	r->attached = false;
+	WRITE_ONCE(r->attached, false);
 	ozram_ring_admit_reset();
 	agent = r->agent;
 	r->agent = NULL;

@@ -214,7 +214,9 @@ int ozram_ring_stage(struct ozram_ring_req *req, struct page *page)
 	sqe.device_id = req->oz->id;
 	sqe.flags = ozram_ring_sqe_flags(algorithm, req->level);
 	ozram_ring_write_sqe(a, &r->geo, r->sq_tail, &sqe);
-	ozram_ring_publish_sq_tail(a, ++r->sq_tail);
+	/* ozram_ring_has_work() reads it without the lock. */
+	WRITE_ONCE(r->sq_tail, r->sq_tail + 1);
+	ozram_ring_publish_sq_tail(a, r->sq_tail);
 	spin_unlock(&r->lock);
 
 	ozram_ring_count(OZRAM_RING_STAT_SUBMITTED, 1);

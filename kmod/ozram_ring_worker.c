@@ -196,9 +196,11 @@ void ozram_ring_held(const struct ozram_stage_ref *ref)
 	    ozram_ring_slots_current(&r->slots, slot, ref->generation))
 		first = !__test_and_set_bit(slot, r->held);
 	spin_unlock(&r->lock);
+	/* A slot held already is the worker's: it tries until none is. */
+	if (!first)
+		return;
 	/* Set before the timer moves, so that the run it brings sees it. */
-	if (first)
-		WRITE_ONCE(r->held_anew, 1);
+	WRITE_ONCE(r->held_anew, 1);
 	/*
 	 * A first hold brings the next try forward to a second from now, but
 	 * never puts it off: pages held anew less than a second apart must
@@ -206,8 +208,8 @@ void ozram_ring_held(const struct ozram_stage_ref *ref)
 	 */
 	if (!delayed_work_pending(&r->held_work))
 		queue_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
-	else if (first && time_after(READ_ONCE(r->held_work.timer.expires),
-				     jiffies + OZRAM_RING_HELD_FIRST))
+	else if (time_after(READ_ONCE(r->held_work.timer.expires),
+			    jiffies + OZRAM_RING_HELD_FIRST))
 		mod_delayed_work(r->wq, &r->held_work, OZRAM_RING_HELD_FIRST);
 }
 
