@@ -137,9 +137,10 @@ void ozram_ring_store_fn(struct work_struct *work)
 }
 
 /*
- * Marks for store_work the held pages of @oz (of every device if NULL),
- * those not queued already.  Under reap_mutex, so that none is in the
- * middle of an op.  Return: how many it marked.
+ * Marks for store_work the held pages of @oz (of every device if NULL).
+ * Under reap_mutex, so that none is in the middle of an op.  Return: how
+ * many are held, those queued already included: they stay held until
+ * their store succeeds, and the held worker tries them until then.
  */
 static u32 ozram_ring_mark_held(const struct ozram *oz)
 {
@@ -149,8 +150,7 @@ static u32 ozram_ring_mark_held(const struct ozram *oz)
 	mutex_lock(&r->reap_mutex);
 	spin_lock(&r->lock);
 	for_each_set_bit(slot, r->held, r->slots.nr) {
-		if ((!oz || r->reqs[slot].oz == oz) &&
-		    !test_bit(slot, r->to_store)) {
+		if (!oz || r->reqs[slot].oz == oz) {
 			__set_bit(slot, r->to_store);
 			n++;
 		}
