@@ -33,20 +33,20 @@ static bool ozram_ring_timeout_live;
 
 /*
  * A shorter ring_timeout_ms holds for the pages already in flight too: the
- * time-out worker, queued with the old time, runs within the new one.
- * (A longer one needs nothing: the worker re-arms itself with it.)
+ * time-out worker, queued with the old time, runs within the new one, and
+ * one due sooner is left alone.  (A longer one needs nothing: the worker
+ * re-arms itself with it.)
  */
 static int ozram_ring_timeout_set(const char *val,
 				  const struct kernel_param *kp)
 {
-	struct ozram_ring_state *r = &ozram_ring;
-	unsigned int old = READ_ONCE(ring_timeout_ms);
+	struct delayed_work *work = &ozram_ring.timeout_work;
 	int ret = param_set_uint(val, kp);
 
-	if (!ret && ozram_ring_timeout_live &&
-	    READ_ONCE(ring_timeout_ms) < old &&
-	    delayed_work_pending(&r->timeout_work))
-		mod_delayed_work(r->wq, &r->timeout_work, ozram_ring_timeout());
+	if (!ret && ozram_ring_timeout_live && delayed_work_pending(work) &&
+	    time_after(READ_ONCE(work->timer.expires),
+		       jiffies + ozram_ring_timeout()))
+		mod_delayed_work(ozram_ring.wq, work, ozram_ring_timeout());
 	return ret;
 }
 
