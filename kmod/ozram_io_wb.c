@@ -229,9 +229,12 @@ static void ozram_wb_free_batches(struct ozram_wb_ctl *ctl)
 /* A batch with all its pages, or NULL: batches are full size. */
 static struct ozram_wb_batch *ozram_wb_alloc_batch(struct ozram_wb_ctl *ctl)
 {
-	struct ozram_wb_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct ozram_wb_batch *b;
 	unsigned int i;
 
+	/* From a slab, not pages of their own: writeback runs short of memory. */
+	BUILD_BUG_ON(sizeof(*b) > KMALLOC_MAX_CACHE_SIZE);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return NULL;
 	b->ctl = ctl;

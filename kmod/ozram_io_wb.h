@@ -73,8 +73,12 @@ struct ozram_wb_batch {
 	unsigned int tail_objs;
 	blk_status_t status;
 	u32 index[OZRAM_WB_MAX_OBJS];
-	/* The budget each page took: its pass's stamp then, 0 for none. */
-	u32 charge[OZRAM_WB_MAX_OBJS];
+	/*
+	 * The budget each page took: its pass's stamp then, 0 for none.  16
+	 * bits keep the batch within a slab (8 KiB); a stamp seen again would
+	 * take 65,535 writes of the limit while one page is in flight.
+	 */
+	u16 charge[OZRAM_WB_MAX_OBJS];
 	u32 off[OZRAM_WB_MAX_OBJS];
 	u16 size[OZRAM_WB_MAX_OBJS];
 };
@@ -106,9 +110,9 @@ struct ozram_wb_ctl {
 	 * Under the device's wb_limit_lock.
 	 */
 	u64 limit_writes;
-	u32 stamp;
+	u16 stamp;
 	/* What the page being picked took: the stamp, or 0 for nothing. */
-	u32 charge;
+	u16 charge;
 };
 
 /* The most blocks one object lies in: it may span two. */
@@ -139,7 +143,7 @@ void ozram_wb_recycle(struct ozram_wb_ctl *ctl, struct ozram_wb_batch *b);
  * @charge, what a page that did not go to the backing device took.
  */
 bool ozram_wb_take_budget(struct ozram_wb_ctl *ctl);
-void ozram_wb_refund(struct ozram_wb_ctl *ctl, u32 charge);
+void ozram_wb_refund(struct ozram_wb_ctl *ctl, u16 charge);
 
 /*
  * ozram_io_wb_refs.c, the counts of packed blocks:

@@ -33,7 +33,7 @@ static void ozram_wb_budget_since_user(struct ozram_wb_ctl *ctl)
  * if it took any since the user last wrote the limit: the limit may have
  * been enabled, or written, after the pass picked the page.
  */
-void ozram_wb_refund(struct ozram_wb_ctl *ctl, u32 charge)
+void ozram_wb_refund(struct ozram_wb_ctl *ctl, u16 charge)
 {
 	struct ozram *oz = ctl->oz;
 

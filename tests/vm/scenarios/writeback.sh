@@ -281,11 +281,11 @@ dev_reset 0
 dmsetup remove ozwb && dmsetup remove ozerr || fail "the dm devices are still held after reset"
 
 step "writeback_limit written during a pass: pages picked before give back nothing"
-# Every write lands 5 s late.  The pass picks pages with no limit, then a
+# Every write lands 10 s late.  The pass picks pages with no limit, then a
 # limit of one page is written, and the pages in flight go stale as they
 # are rewritten: they took nothing, so they give nothing back, and one
 # page, the first idle one past the rewrite, is all the limit writes.
-M=$(dm_create ozwb "0 $sectors delay $L 0 0 $L 0 5000")
+M=$(dm_create ozwb "0 $sectors delay $L 0 0 $L 0 10000")
 sysfs_set $S/backing_dev "$M"
 dev_setup 0 64M
 fill
