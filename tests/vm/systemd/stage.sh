@@ -29,6 +29,14 @@ wait_for() {
 	done
 	ok "$w_what"
 }
+# scrape: GET /metrics from the agent's socket unit (bash for /dev/tcp: the
+# stage runs under dash); fails when nothing answers.
+scrape() {
+	timeout 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/9101 &&
+		printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && cat <&3'
+}
+# scraped: whether a scrape returns the agent's metrics.
+scraped() { scrape | grep -q '^# TYPE ozram_agent_batch_pages histogram'; }
 # The file system but what changes by itself or is apt's and dpkg's own
 # record (/var/backups: dpkg's daily backup of it, which its timer may run
 # at any boot): what purging must leave as installing found it.
@@ -109,6 +117,8 @@ install)
 		compression-algorithm = lz4
 	CONF
 	ok "modules-load.d/ozram.conf, modprobe.d/ozram-as-zram.conf, zram-generator.conf"
+	systemctl enable ozramd-metrics.socket
+	ok "ozramd-metrics.socket enabled"
 	echo boot >"$T/next-stage"
 	;;
 boot)
@@ -137,6 +147,20 @@ boot)
 	check_eq "$(cat /proc/$pid/comm)" ozramd "the unit's main process"
 	grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status || fail "ozramd runs without NoNewPrivileges"
 	ok "ozramd runs with NoNewPrivs (the unit's sandbox)"
+
+	step "the metrics socket listens while the agent runs, and a scrape never starts it"
+	check_eq "$(systemctl is-active ozramd-metrics.socket)" active "ozramd-metrics.socket, started with the agent"
+	wait_for 30 "the agent, under its unit, serves scrapes on the socket systemd passed it" scraped
+	systemctl stop ozramd.service
+	check_eq "$(systemctl is-active ozramd-metrics.socket)" inactive "ozramd-metrics.socket once the agent is stopped"
+	scrape >/dev/null 2>&1 && fail "a scrape was answered with the agent stopped"
+	ok "a scrape with the agent stopped is refused"
+	sleep 2
+	check_eq "$(systemctl is-active ozramd.service)" inactive "ozramd.service after the scrape"
+	systemctl start ozramd.service
+	check_eq "$(systemctl is-active ozramd-metrics.socket)" active "ozramd-metrics.socket, started again with the agent"
+	wait_for 60 "the agent is attached again" sh -c 'ozramctl agent | grep -q "^agent_state: *attached"'
+	wait_for 30 "a scrape is answered again" scraped
 
 	step "pages swapped out through the agent read back (tmpfs files larger than the memory left)"
 	# What is available now, and 96 MiB more, in 32 MiB files of text that
