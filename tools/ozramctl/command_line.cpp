@@ -66,7 +66,7 @@ class Parser {
             flag(line_.version);
         } else if (name == "-j" || name == "--json") {
             arguments_.flag();
-            choose_format("json", "--json");
+            choose_format("json", std::string(name));
         } else if (name == "-b" || name == "--bytes") {
             flag(line_.bytes);
         } else if (name == "--format") {

@@ -122,6 +122,9 @@ void fit_to_ring(std::unique_ptr<CompressorSet>& compressors, const Config& conf
     if (compressors->max_batch() <= most) {
         return;
     }
+    // The old set goes first: nothing uses it yet (no drain loop, no shared
+    // ring), and its GPU memory would otherwise be held twice meanwhile.
+    compressors.reset();
     compressors = make_compressors(config, most);
     compressors->set_metrics(&metrics);
     log_info("compressors built again for batches of " + std::to_string(most) +

@@ -36,7 +36,7 @@ expect 2 'setup needs --size' setup
 expect 2 'export needs --textfile DIR' export
 expect 2 "^ozramctl: --format: expected text, json or prometheus, got 'xml'\$" stats --format xml
 expect 2 "^ozramctl: --format prometheus is not an option of 'agent'\$" agent --format prometheus
-expect 2 "^ozramctl: --json conflicts with --format prometheus\$" stats --format prometheus -j
+expect 2 "^ozramctl: -j conflicts with --format prometheus\$" stats --format prometheus -j
 expect 2 "^ozramctl: --textfile is not an option of 'stats'\$" stats --textfile /tmp
 expect 2 "^ozramctl: --interval: expected an integer in 1\.\.86400, got '0'\$" \
 	export --textfile /tmp --interval 0

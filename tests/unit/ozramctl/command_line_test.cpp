@@ -150,10 +150,11 @@ TEST(CommandLine, ConflictingOutputFormatsAreAUsageError) {
         }
         return std::string("no error");
     };
+    // Each option as the user wrote it.
     EXPECT_EQ(error_of({"stats", "--format", "prometheus", "-j"}),
-              "--json conflicts with --format prometheus");
+              "-j conflicts with --format prometheus");
     EXPECT_EQ(error_of({"stats", "-j", "--format", "prometheus"}),
-              "--format prometheus conflicts with --json");
+              "--format prometheus conflicts with -j");
     EXPECT_EQ(error_of({"stats", "--json", "--format=text"}),
               "--format text conflicts with --json");
     EXPECT_EQ(error_of({"stats", "--format", "json", "--format", "prometheus"}),

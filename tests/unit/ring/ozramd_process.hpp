@@ -94,7 +94,8 @@ class Ozramd {
         }
         return false;
     }
-    // The exit status, or -1 when it did not exit in time (then it is killed).
+    // The exit status, or -1 when it did not exit in time (it runs on; the
+    // destructor kills it).
     int wait(std::chrono::milliseconds limit = 20s) {
         const auto deadline = std::chrono::steady_clock::now() + limit;
         while (std::chrono::steady_clock::now() < deadline) {
