@@ -56,6 +56,20 @@ verify() {
 	rm -f /tmp/back.bin
 }
 
+# slow_pass NAME: device 0 filled over the device-mapper device NAME,
+# whose writes land 10 s late (reads go straight through), every page
+# idle, and "writeback idle" running in the background ($wb), a second in.
+slow_pass() {
+	M=$(dm_create "$1" "0 $sectors delay $L 0 0 $L 0 10000")
+	sysfs_set $S/backing_dev "$M"
+	dev_setup 0 64M
+	fill
+	sysfs_set $S/idle all
+	sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
+	wb=$!
+	sleep 1
+}
+
 # zram 6.1's layout, a block per page, throughout: ozram's default packs
 # compressed pages instead, which writeback-compressed.sh checks.
 if [ "$DEV" = ozram ]; then
@@ -285,14 +299,7 @@ step "writeback_limit written during a pass: pages picked before give back nothi
 # limit of one page is written, and the pages in flight go stale as they
 # are rewritten: they took nothing, so they give nothing back, and one
 # page, the first idle one past the rewrite, is all the limit writes.
-M=$(dm_create ozwb "0 $sectors delay $L 0 0 $L 0 10000")
-sysfs_set $S/backing_dev "$M"
-dev_setup 0 64M
-fill
-sysfs_set $S/idle all
-sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
-wb=$!
-sleep 1
+slow_pass ozwb
 sysfs_set $S/writeback_limit 1
 sysfs_set $S/writeback_limit_enable 1
 # The first 2,048 pages, the pass's picks so far among them, rewritten as
@@ -342,15 +349,7 @@ for form in $FORMS; do
 	[ "$DEV" = ozram ] || break
 	step "reads are served from memory while their pages are being written back (compressed_writeback=$form)"
 	sysfs_set $S/compressed_writeback $form
-	# Every write to the backing device takes 10 s; reads go straight through.
-	M=$(dm_create ozslow "0 $sectors delay $L 0 0 $L 0 10000")
-	sysfs_set $S/backing_dev "$M"
-	dev_setup 0 64M
-	fill
-	sysfs_set $S/idle all
-	sysfs-write $S/writeback idle >/tmp/wb.out 2>&1 &
-	wb=$!
-	sleep 1
+	slow_pass ozslow
 	verify "while the writeback waits for the backing device"
 	kill -0 $wb 2>/dev/null || fail "the writeback ended before the reads: the check proves nothing"
 	note "ok: every page read while the writeback was still in flight"
